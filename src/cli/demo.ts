@@ -1,0 +1,40 @@
+/**
+ * The main job until the data and model issues land: score the example predictions kept
+ * in the fixtures and show them as tables — first the golden cases beside the reference
+ * coco-caption values, then the nocaps-format example per domain.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { ALL_METRIC_NAMES, evaluate, evaluateByDomain } from '../metrics/evaluate';
+import { loadCocoResults, loadScoringFile } from '../metrics/inputs';
+import { FIXTURES_DIR } from '../paths';
+import { formatTable } from '../report/table';
+
+export function runDemo(): void {
+  const started = Date.now();
+  const goldenFile = path.join(FIXTURES_DIR, 'caption-metrics-public.json');
+  const golden = JSON.parse(fs.readFileSync(goldenFile, 'utf8')) as { corpus: Record<string, number> };
+  const cases = loadScoringFile(goldenFile);
+  const ours = evaluate(cases, { tokenized: true });
+  console.log(`Golden cases: ${cases.length} images, pre-tokenised (${path.relative(process.cwd(), goldenFile)})`);
+  console.log(
+    formatTable(
+      ['metric', 'cckit', 'coco-caption', '|difference|'],
+      ALL_METRIC_NAMES.map((name) => {
+        const reference = golden.corpus[name];
+        const value = ours.corpus[name];
+        return [name, value, reference, reference === undefined ? 'no reference value' : Math.abs(value - reference).toExponential(1)];
+      }),
+      6,
+    ),
+  );
+
+  const exampleDir = path.join(FIXTURES_DIR, 'nocaps-example');
+  const { cases: nocapsCases } = loadCocoResults(path.join(exampleDir, 'results.json'), path.join(exampleDir, 'annotations.json'));
+  const byDomain = evaluateByDomain(nocapsCases);
+  const columns = Object.keys(byDomain);
+  const counts = columns.map((d) => (d === 'entire' ? nocapsCases.length : nocapsCases.filter((c) => c.domain === d).length));
+  console.log(`\nnocaps-format example: raw text, PTB-tokenised, scored per domain (images: ${columns.map((d, i) => `${d} ${counts[i]}`).join(', ')})`);
+  console.log(formatTable(['metric', ...columns], ALL_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]), 4));
+  console.log(`\n(${((Date.now() - started) / 1000).toFixed(2)} s)`);
+}

@@ -1,0 +1,9 @@
+export * as bleu from './bleu';
+export * as cider from './cider';
+export * as meteor from './meteor';
+export * as rouge from './rouge';
+export * from './evaluate';
+export * from './inputs';
+export * from './retrieval';
+export * from './ptb-tokenizer';
+export type { Candidates, MetricScore, MetricScores, References } from './types';
