@@ -23,7 +23,7 @@ export function runDemo(): void {
       ALL_METRIC_NAMES.map((name) => {
         const reference = golden.corpus[name];
         const value = ours.corpus[name];
-        return [name, value, reference, reference === undefined ? 'no reference value' : Math.abs(value - reference).toExponential(1)];
+        return [name, value, reference, reference === undefined ? 'no reference value' : formatDifference(Math.abs(value - reference))];
       }),
       6,
     ),
@@ -37,4 +37,8 @@ export function runDemo(): void {
   console.log(`\nnocaps-format example: raw text, PTB-tokenised, scored per domain (images: ${columns.map((d, i) => `${d} ${counts[i]}`).join(', ')})`);
   console.log(formatTable(['metric', ...columns], ALL_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]), 4));
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(2)} s)`);
+}
+
+function formatDifference(difference: number): string {
+  return difference === 0 ? '0' : difference.toExponential(1);
 }

@@ -1,5 +1,8 @@
 /** The `cckit` command line: one sub-command per job, each with --help. */
+import * as fs from 'fs';
+import * as path from 'path';
 import { Command, CommanderError, Option } from 'commander';
+import { PACKAGE_ROOT } from '../paths';
 import { runDemo } from './demo';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
@@ -7,7 +10,7 @@ import { runScore } from './score';
 export function buildProgram(): Command {
   const program = new Command('cckit')
     .description('Conceptual Captions 3M / 12M research kit: data pipelines, captioners and caption metrics')
-    .version(require('../../package.json').version as string)
+    .version((JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 

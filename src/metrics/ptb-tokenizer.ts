@@ -108,7 +108,8 @@ function isExtraLetter(cp: number): boolean {
     (cp >= 0x0370 && cp <= 0x037d) || cp === 0x0384 || cp === 0x0385 || cp === 0x03cf || cp === 0x03f6 ||
     (cp >= 0x03fc && cp <= 0x03ff) || cp === 0x04cf || (cp >= 0x04f6 && cp <= 0x04ff) ||
     (cp >= 0x0510 && cp <= 0x0525) || (cp >= 0x055a && cp <= 0x055f) || (cp >= 0x063b && cp <= 0x063f) ||
-    (cp >= 0x06d6 && cp <= 0x06ef) || (cp >= 0x06fa && cp <= 0x06ff) || cp === 0x070f || (cp >= 0x074b && cp <= 0x077f) || (cp >= 0x07a6 && cp <= 0x07b1) ||
+    (cp >= 0x06d6 && cp <= 0x06ef) || (cp >= 0x06fa && cp <= 0x06ff) || cp === 0x070f ||
+    (cp >= 0x074b && cp <= 0x077f) || (cp >= 0x07a6 && cp <= 0x07b1) ||
     (cp >= 0x07ca && cp <= 0x07f5) || cp === 0x07fa || (cp >= 0x0a3e && cp <= 0x0a4f) ||
     (cp >= 0x0abc && cp <= 0x0acf) || (cp >= 0x0c3e && cp <= 0x0c56) || (cp >= 0x0e30 && cp <= 0x0e3a) ||
     (cp >= 0x0e47 && cp <= 0x0e4e) || (cp >= 0x0eb1 && cp <= 0x0ebc) || (cp >= 0x0ec8 && cp <= 0x0ecd)
@@ -245,7 +246,7 @@ const emit = (f: (t: string) => string): Action => (t, out) => {
   out.push(f(t));
   return t.length;
 };
-/** Emit the first `keepLen` characters and re-scan the rest. */
+/** Emit all but the last `rescan` characters, which are scanned again. */
 const split = (rescan: number): Action => (t, out) => {
   out.push(t.slice(0, t.length - rescan));
   return t.length - rescan;
