@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bleuStats, score } from '../src/metrics/bleu';
+import { countCorpus } from '../src/metrics/ngrams';
+
+const statsOf = (candidate: string, references: string[]) => bleuStats(countCorpus({ x: references }, { x: candidate }).images[0]);
 
 const close = (actual: number, expected: number, tol = 1e-6) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} ≠ ${expected}`);
 
@@ -13,7 +16,7 @@ test('candidate counts are clipped to the largest count in any one reference', (
   // "the" ×4 against "the cat": 1 of 4 unigrams match; candidate longer than reference → no penalty
   const s = score({ a: ['the cat'] }, { a: 'the the the the' });
   close(s.Bleu_1.corpus, 0.25);
-  const stats = bleuStats(['the', 'the', 'the'], [['the', 'the', 'cat'], ['the', 'dog']]);
+  const stats = statsOf('the the the', ['the the cat', 'the dog']);
   assert.deepEqual(stats.correct.slice(0, 2), [2, 1]);
   assert.deepEqual(stats.guess, [3, 2, 1, 0]);
 });
@@ -21,8 +24,8 @@ test('candidate counts are clipped to the largest count in any one reference', (
 test('brevity penalty uses exp(1 - r/c) with the closest reference length, ties to the shorter', () => {
   const s = score({ a: ['a b c d'] }, { a: 'a b' });
   close(s.Bleu_1.corpus, Math.exp(1 - 4 / 2));
-  assert.equal(bleuStats(['x', 'y', 'z'], [['a', 'b', 'c', 'd'], ['a', 'b']]).referenceLength, 2);
-  assert.equal(bleuStats(['x', 'y', 'z'], [['a', 'b', 'c', 'd', 'e'], ['a', 'b', 'c', 'd']]).referenceLength, 4);
+  assert.equal(statsOf('x y z', ['a b c d', 'a b']).referenceLength, 2);
+  assert.equal(statsOf('x y z', ['a b c d e', 'a b c d']).referenceLength, 4);
 });
 
 test('corpus BLEU sums statistics over images rather than averaging per-image scores', () => {

@@ -5,21 +5,20 @@
  * constants (1e-15 added to matches, 1e-9 to guesses and lengths), both corpus-level
  * (statistics summed over images) and per image.
  */
-import { countNgrams } from './ngrams';
-import { Candidates, MetricScores, References, imageIdsOf, splitTokens } from './types';
+import { COUNTED_MAX_N, CountedCorpus, CountedImage, countCorpus, countOf } from './ngrams';
+import { Candidates, MetricScores, References } from './types';
 
-export const BLEU_MAX_N = 4;
 const TINY = 1e-15;
 const SMALL = 1e-9;
 
-interface BleuStats {
+export interface BleuStats {
   candidateLength: number;
   referenceLength: number;
   guess: number[];
   correct: number[];
 }
 
-function closestReferenceLength(referenceLengths: number[], candidateLength: number): number {
+function closestReferenceLength(referenceLengths: readonly number[], candidateLength: number): number {
   let best = referenceLengths[0];
   for (const length of referenceLengths) {
     const gap = Math.abs(length - candidateLength);
@@ -29,28 +28,23 @@ function closestReferenceLength(referenceLengths: number[], candidateLength: num
   return best;
 }
 
-/** Matches and guesses of one candidate against its references. */
-export function bleuStats(candidate: readonly string[], references: readonly (readonly string[])[], maxN = BLEU_MAX_N): BleuStats {
-  const maxRefCounts: Map<string, number>[] = Array.from({ length: maxN }, () => new Map());
-  for (const reference of references) {
-    countNgrams(reference, maxN).forEach((counts, order) => {
-      const best = maxRefCounts[order];
-      for (const [ngram, count] of counts) {
-        if (count > (best.get(ngram) ?? 0)) best.set(ngram, count);
-      }
-    });
-  }
+/** Matches and guesses of one counted image. */
+export function bleuStats(image: CountedImage): BleuStats {
   const guess: number[] = [];
   const correct: number[] = [];
-  countNgrams(candidate, maxN).forEach((counts, order) => {
-    guess.push(Math.max(0, candidate.length - order));
+  image.candidate.forEach((counts, order) => {
+    guess.push(Math.max(0, image.candidateLength - order));
     let matched = 0;
-    for (const [ngram, count] of counts) matched += Math.min(count, maxRefCounts[order].get(ngram) ?? 0);
+    for (let i = 0; i < counts.ids.length; i++) {
+      let maxInReference = 0;
+      for (const reference of image.references) maxInReference = Math.max(maxInReference, countOf(reference[order], counts.ids[i]));
+      matched += Math.min(counts.counts[i], maxInReference);
+    }
     correct.push(matched);
   });
   return {
-    candidateLength: candidate.length,
-    referenceLength: closestReferenceLength(references.map((r) => r.length), candidate.length),
+    candidateLength: image.candidateLength,
+    referenceLength: closestReferenceLength(image.referenceLengths, image.candidateLength),
     guess,
     correct,
   };
@@ -72,22 +66,27 @@ export function bleuFromStats(stats: BleuStats): number[] {
   return scores;
 }
 
-export function score(references: References, candidates: Candidates, maxN = BLEU_MAX_N): MetricScores {
-  const ids = imageIdsOf(references, candidates);
+/** BLEU over images already counted (shared with CIDEr-D by `evaluate`). */
+export function scoreCounted(corpus: CountedCorpus): MetricScores {
+  const maxN = corpus.maxN;
   const total: BleuStats = { candidateLength: 0, referenceLength: 0, guess: new Array(maxN).fill(0), correct: new Array(maxN).fill(0) };
   const perImage: Record<string, number>[] = Array.from({ length: maxN }, () => ({}));
-  for (const id of ids) {
-    const stats = bleuStats(splitTokens(candidates[id]), references[id].map(splitTokens), maxN);
+  corpus.images.forEach((image, i) => {
+    const stats = bleuStats(image);
     total.candidateLength += stats.candidateLength;
     total.referenceLength += stats.referenceLength;
     for (let k = 0; k < maxN; k++) {
       total.guess[k] += stats.guess[k];
       total.correct[k] += stats.correct[k];
     }
-    bleuFromStats(stats).forEach((value, k) => (perImage[k][id] = value));
-  }
-  const corpus = bleuFromStats(total);
+    bleuFromStats(stats).forEach((value, k) => (perImage[k][corpus.imageIds[i]] = value));
+  });
+  const corpusScores = bleuFromStats(total);
   const result: MetricScores = {};
-  for (let k = 0; k < maxN; k++) result[`Bleu_${k + 1}`] = { corpus: corpus[k], perImage: perImage[k] };
+  for (let k = 0; k < maxN; k++) result[`Bleu_${k + 1}`] = { corpus: corpusScores[k], perImage: perImage[k] };
   return result;
+}
+
+export function score(references: References, candidates: Candidates, maxN = COUNTED_MAX_N): MetricScores {
+  return scoreCounted(countCorpus(references, candidates, maxN));
 }

@@ -8,8 +8,8 @@
  * gets weight 0: a single-image evaluation scores 0, exactly as in coco-caption.
  * Also as in coco-caption, the "length" in the penalty counts bigrams (tokens − 1).
  */
-import { countNgrams } from './ngrams';
-import { Candidates, MetricScores, References, imageIdsOf, splitTokens } from './types';
+import { CountedCorpus, SparseCounts, countCorpus } from './ngrams';
+import { Candidates, MetricScores, References } from './types';
 
 export interface CiderOptions {
   maxN: number;
@@ -18,69 +18,89 @@ export interface CiderOptions {
 
 export const CIDER_D_DEFAULTS: CiderOptions = { maxN: 4, sigma: 6 };
 
+/** TF-IDF weights of one sentence per order (aligned with its sorted n-gram ids), their norms, its length. */
 interface TfIdfVector {
-  weights: Map<string, number>[];
+  ids: number[][];
+  weights: number[][];
   norms: number[];
   length: number;
 }
 
-function toVector(counts: Map<string, number>[], logDocFreq: (ngram: string) => number, logImageCount: number): TfIdfVector {
-  const weights = counts.map((byNgram) => {
-    const weighted = new Map<string, number>();
-    for (const [ngram, termFreq] of byNgram) weighted.set(ngram, termFreq * (logImageCount - logDocFreq(ngram)));
+function toVector(counts: SparseCounts[], logDocFreq: Float64Array, logImageCount: number): TfIdfVector {
+  const weights = counts.map(({ ids, counts: tf }) => {
+    const weighted: number[] = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) weighted[i] = tf[i] * (logImageCount - logDocFreq[ids[i]]);
     return weighted;
   });
-  const norms = weights.map((byNgram) => {
+  const norms = weights.map((w) => {
     let sumSquares = 0;
-    for (const w of byNgram.values()) sumSquares += w * w;
+    for (let i = 0; i < w.length; i++) sumSquares += w[i] * w[i];
     return Math.sqrt(sumSquares);
   });
   let bigrams = 0;
-  if (counts.length > 1) for (const tf of counts[1].values()) bigrams += tf;
-  return { weights, norms, length: bigrams };
+  if (counts.length > 1) for (const tf of counts[1].counts) bigrams += tf;
+  return { ids: counts.map((c) => c.ids), weights, norms, length: bigrams };
 }
 
-function similarity(candidate: TfIdfVector, reference: TfIdfVector, sigma: number): number[] {
+/** Sum over orders of the clipped cosine similarity, times the length penalty. */
+function similaritySum(candidate: TfIdfVector, reference: TfIdfVector, sigma: number): number {
   const delta = candidate.length - reference.length;
   const lengthPenalty = Math.exp(-(delta * delta) / (2 * sigma * sigma));
-  return candidate.weights.map((byNgram, order) => {
-    const refWeights = reference.weights[order];
+  let sum = 0;
+  for (let order = 0; order < candidate.ids.length; order++) {
+    const cIds = candidate.ids[order];
+    const rIds = reference.ids[order];
+    const cW = candidate.weights[order];
+    const rW = reference.weights[order];
     let value = 0;
-    for (const [ngram, weight] of byNgram) {
-      const refWeight = refWeights.get(ngram) ?? 0;
-      value += Math.min(weight, refWeight) * refWeight;
+    for (let i = 0, j = 0; i < cIds.length && j < rIds.length; ) {
+      if (cIds[i] === rIds[j]) {
+        value += Math.min(cW[i], rW[j]) * rW[j];
+        i++;
+        j++;
+      } else if (cIds[i] < rIds[j]) i++;
+      else j++;
     }
-    const normProduct = candidate.norms[order] * reference.norms[order];
-    if (candidate.norms[order] !== 0 && reference.norms[order] !== 0) value /= normProduct;
-    return value * lengthPenalty;
-  });
+    if (candidate.norms[order] !== 0 && reference.norms[order] !== 0) value /= candidate.norms[order] * reference.norms[order];
+    sum += value * lengthPenalty;
+  }
+  return sum;
 }
 
-export function score(references: References, candidates: Candidates, options: CiderOptions = CIDER_D_DEFAULTS): MetricScores {
-  const ids = imageIdsOf(references, candidates);
-  const referenceCounts = ids.map((id) => references[id].map((ref) => countNgrams(splitTokens(ref), options.maxN)));
-
-  const docFreq = new Map<string, number>();
-  for (const refs of referenceCounts) {
-    const seen = new Set<string>();
-    for (const counts of refs) for (const byNgram of counts) for (const ngram of byNgram.keys()) seen.add(ngram);
-    for (const ngram of seen) docFreq.set(ngram, (docFreq.get(ngram) ?? 0) + 1);
-  }
-  const logImageCount = Math.log(ids.length);
-  const logDocFreq = (ngram: string) => Math.log(Math.max(1, docFreq.get(ngram) ?? 0));
+/** CIDEr-D over images already counted (shared with BLEU by `evaluate`); orders 1..corpus.maxN. */
+export function scoreCounted(corpus: CountedCorpus, sigma = CIDER_D_DEFAULTS.sigma): MetricScores {
+  // document frequency: in how many images' reference sets each n-gram occurs
+  const docFreq = new Int32Array(corpus.ngramCount);
+  const lastImage = new Int32Array(corpus.ngramCount).fill(-1);
+  corpus.images.forEach((image, i) => {
+    for (const counts of image.references) {
+      for (const { ids } of counts) {
+        for (const ngram of ids) {
+          if (lastImage[ngram] !== i) {
+            lastImage[ngram] = i;
+            docFreq[ngram]++;
+          }
+        }
+      }
+    }
+  });
+  const logDocFreq = new Float64Array(corpus.ngramCount);
+  for (let i = 0; i < docFreq.length; i++) logDocFreq[i] = Math.log(Math.max(1, docFreq[i]));
+  const logImageCount = Math.log(corpus.images.length);
 
   const perImage: Record<string, number> = {};
   let sum = 0;
-  ids.forEach((id, i) => {
-    const candidate = toVector(countNgrams(splitTokens(candidates[id]), options.maxN), logDocFreq, logImageCount);
-    const summed = new Array(options.maxN).fill(0);
-    for (const refCounts of referenceCounts[i]) {
-      similarity(candidate, toVector(refCounts, logDocFreq, logImageCount), options.sigma).forEach((v, order) => (summed[order] += v));
-    }
-    const meanOverOrders = summed.reduce((a, b) => a + b, 0) / options.maxN;
-    const value = (meanOverOrders / referenceCounts[i].length) * 10;
-    perImage[id] = value;
+  corpus.images.forEach((image, i) => {
+    const candidate = toVector(image.candidate, logDocFreq, logImageCount);
+    let summed = 0;
+    for (const reference of image.references) summed += similaritySum(candidate, toVector(reference, logDocFreq, logImageCount), sigma);
+    const value = (summed / corpus.maxN / image.references.length) * 10;
+    perImage[corpus.imageIds[i]] = value;
     sum += value;
   });
-  return { CIDEr: { corpus: ids.length === 0 ? 0 : sum / ids.length, perImage } };
+  return { CIDEr: { corpus: corpus.images.length === 0 ? 0 : sum / corpus.images.length, perImage } };
+}
+
+export function score(references: References, candidates: Candidates, options: CiderOptions = CIDER_D_DEFAULTS): MetricScores {
+  return scoreCounted(countCorpus(references, candidates, options.maxN), options.sigma);
 }

@@ -6,6 +6,7 @@ import * as bleu from './bleu';
 import * as cider from './cider';
 import * as meteor from './meteor';
 import * as rouge from './rouge';
+import { CountedCorpus, countCorpus } from './ngrams';
 import { tokenizeCaption } from './ptb-tokenizer';
 import { Candidates, MetricScores, References } from './types';
 
@@ -17,12 +18,19 @@ export interface CaptionCase {
   domain?: string;
 }
 
+/** Tokenised text of one scoring call, and n-gram counts made once for BLEU and CIDEr-D. */
+interface PreparedCall {
+  references: References;
+  candidates: Candidates;
+  ngrams(): CountedCorpus;
+}
+
 export const METRIC_FAMILIES = {
-  bleu: { names: ['Bleu_1', 'Bleu_2', 'Bleu_3', 'Bleu_4'], score: bleu.score },
-  meteor: { names: ['METEOR'], score: meteor.score },
-  rouge: { names: ['ROUGE_L'], score: rouge.score },
-  cider: { names: ['CIDEr'], score: cider.score },
-} as const satisfies Record<string, { names: readonly string[]; score: (r: References, c: Candidates) => MetricScores }>;
+  bleu: { names: ['Bleu_1', 'Bleu_2', 'Bleu_3', 'Bleu_4'], score: (call: PreparedCall) => bleu.scoreCounted(call.ngrams()) },
+  meteor: { names: ['METEOR'], score: (call: PreparedCall) => meteor.score(call.references, call.candidates) },
+  rouge: { names: ['ROUGE_L'], score: (call: PreparedCall) => rouge.score(call.references, call.candidates) },
+  cider: { names: ['CIDEr'], score: (call: PreparedCall) => cider.scoreCounted(call.ngrams()) },
+} as const satisfies Record<string, { names: readonly string[]; score: (call: PreparedCall) => MetricScores }>;
 
 export type MetricFamily = keyof typeof METRIC_FAMILIES;
 export const ALL_FAMILIES = Object.keys(METRIC_FAMILIES) as MetricFamily[];
@@ -74,9 +82,11 @@ export function evaluate(cases: readonly CaptionCase[], options: EvaluateOptions
     references[c.imageId] = c.references.map(prepare);
     candidates[c.imageId] = prepare(c.candidate);
   }
+  let counted: CountedCorpus | undefined;
+  const call: PreparedCall = { references, candidates, ngrams: () => (counted ??= countCorpus(references, candidates)) };
   const evaluation: Evaluation = { corpus: {}, per_image: {} };
   for (const family of families) {
-    const scores = METRIC_FAMILIES[family].score(references, candidates);
+    const scores = METRIC_FAMILIES[family].score(call);
     for (const name of METRIC_FAMILIES[family].names) {
       if (!names.includes(name)) continue;
       evaluation.corpus[name] = scores[name].corpus;

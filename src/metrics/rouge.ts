@@ -8,14 +8,23 @@ import { Candidates, MetricScores, References, imageIdsOf } from './types';
 
 export const ROUGE_BETA = 1.2;
 
+// Two DP rows reused across calls: scoring allocates nothing per caption pair.
+let previousRow = new Int32Array(64);
+let currentRow = new Int32Array(64);
+
 /** Length of the longest common subsequence, O(|a|·|b|) time, O(min) memory. */
 export function lcsLength(a: readonly string[], b: readonly string[]): number {
   const [long, short] = a.length >= b.length ? [a, b] : [b, a];
-  let previous = new Array<number>(short.length + 1).fill(0);
-  let current = new Array<number>(short.length + 1).fill(0);
+  if (previousRow.length <= short.length) {
+    previousRow = new Int32Array(2 * short.length + 1);
+    currentRow = new Int32Array(2 * short.length + 1);
+  }
+  let previous = previousRow.fill(0, 0, short.length + 1);
+  let current = currentRow.fill(0, 0, short.length + 1);
   for (let i = 1; i <= long.length; i++) {
+    const token = long[i - 1];
     for (let j = 1; j <= short.length; j++) {
-      current[j] = long[i - 1] === short[j - 1] ? previous[j - 1] + 1 : Math.max(previous[j], current[j - 1]);
+      current[j] = token === short[j - 1] ? previous[j - 1] + 1 : Math.max(previous[j], current[j - 1]);
     }
     [previous, current] = [current, previous];
   }
@@ -40,8 +49,8 @@ export function score(references: References, candidates: Candidates): MetricSco
   const ids = imageIdsOf(references, candidates);
   const perImage: Record<string, number> = {};
   let sum = 0;
+  const split = (text: string) => text.split(' ');
   for (const id of ids) {
-    const split = (text: string) => text.split(' ');
     const value = rougeL(split(candidates[id]), references[id].map(split));
     perImage[id] = value;
     sum += value;
