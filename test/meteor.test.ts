@@ -162,15 +162,12 @@ test('-norm tokenisation', () => {
   assert.ok(seg('a t-shirt', ['a t shirt'], { normalize: false }).score < 1);
 });
 
-test('long inputs finish quickly (bounded beam)', () => {
+test('long inputs are scored (bounded beam; speed is in bench/metrics)', () => {
   const words = ['a', 'dog', 'runs', 'on', 'the', 'grass', 'dogs', 'running', 'a', 'the'];
   const cand = Array.from({ length: 256 }, (_, i) => words[(i * 7) % words.length]!);
   const ref = Array.from({ length: 256 }, (_, i) => words[(i * 3) % words.length]!);
-  const t0 = Date.now();
   const r = segmentScore(cand, [ref, ref.slice(0, 200)]);
-  const ms = Date.now() - t0;
   assert.ok(r.score > 0 && r.score <= 1);
-  assert.ok(ms < 5000, `took ${ms} ms`);
   const same = Array.from({ length: 256 }, () => 'a');
   assert.ok(segmentScore(same, [same.slice(1)]).score > 0.5);
 });

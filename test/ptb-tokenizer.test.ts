@@ -224,22 +224,4 @@ describe('ptb-tokenizer: coco-caption wrapper', () => {
     assert.deepEqual(out, { a: ['vitamin c', 'the dog :-rrb-', 'the end -rrb-'] });
     assert.equal(tokenizeCaption('vitamin C.'), 'vitamin c.');
   });
-
-  it('tokenises 50,000 captions quickly', () => {
-    const words = 'a man in a red shirt is riding his bike down the street next to a big dog'.split(' ');
-    const caps: string[] = [];
-    for (let k = 0; k < 50000; k++) {
-      const n = 8 + (k % 7);
-      const ws: string[] = [];
-      for (let j = 0; j < n; j++) ws.push(words[(k * 7 + j * 3) % words.length]);
-      caps.push((k % 3 === 0 ? 'A ' : '') + ws.join(' ') + (k % 2 ? '.' : ''));
-    }
-    const t0 = process.hrtime.bigint();
-    let total = 0;
-    for (const c of caps) total += tokenizeCaption(c).length;
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    assert.ok(total > 0);
-    // Generous bound for slow CI machines; ~0.1-0.2 s is typical.
-    assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
-  });
 });
