@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
+import { PACKAGE_ROOT } from '../src/paths';
 import { test } from 'node:test';
 import { GOLDEN_FILE, runCli, tempFile } from './helpers';
 
@@ -74,4 +76,11 @@ test('the demo (main job) prints the golden comparison and the per-domain table'
   assert.match(run.stdout, /Golden cases: 300 images/);
   assert.match(run.stdout, /CIDEr\s+1\.429679\s+1\.429679/);
   assert.match(run.stdout, /metric\s+entire\s+in\s+near\s+out/);
+});
+
+test('the built library loads with require() (CommonJS), as a tslab notebook cell needs', () => {
+  const script = "const cckit = require('.'); const r = cckit.metrics.evaluate([{ imageId: 'a', references: ['a dog'], candidate: 'a dog' }], { metrics: ['bleu'] }); console.log(JSON.stringify(r.corpus))";
+  const run = spawnSync(process.execPath, ['-e', script], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(JSON.parse(run.stdout).Bleu_1 > 0.99);
 });
