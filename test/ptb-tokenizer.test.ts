@@ -81,7 +81,6 @@ describe('ptb-tokenizer: rule families', () => {
       ["it's we're I've you'll I'm he'd", "it 's we 're i 've you 'll i 'm he 'd"],
       ['it’s John’s', "it 's john 's"],
       ["the students' books", "the students ' books"],
-      ["shouldn't've", "should n't ` ve"],
       ["ain't", "ai n't"],
     ]);
   });
@@ -184,6 +183,19 @@ describe('ptb-tokenizer: rule families', () => {
       ['  padded  ', 'padded'],
       ['', ''],
     ]);
+  });
+});
+
+/**
+ * Known differences from CoreNLP 3.4.1: inputs where cckit's clean-room
+ * tokenizer deliberately gives another result. The cckit output is pinned so
+ * a change is noticed; the comment says what the Java tool gives.
+ */
+describe('ptb-tokenizer: known differences from the Java tool', () => {
+  it("a clitic after n't at the very end of the input", () => {
+    // Java: "should n't ` ve" (only at end of input; with text after it,
+    // as in the fixture's "Shouldn't've said that.", Java also gives 've).
+    check([["shouldn't've", "should n't 've"]]);
   });
 });
 
