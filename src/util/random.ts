@@ -30,3 +30,29 @@ export function zipfSampler(n: number, exponent: number, random: () => number): 
     return lo;
   };
 }
+
+/** A 32-bit seed mixed from several integers (seed, split, id, …), so every item has its own stream. */
+export function mixSeed(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const part of parts) {
+    h = Math.imul(h ^ (part >>> 0), 0x01000193);
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    h ^= h >>> 12;
+  }
+  return h >>> 0;
+}
+
+/** One element of a non-empty array, uniformly. */
+export function pick<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)];
+}
+
+/** A shuffled copy (Fisher–Yates). */
+export function shuffled<T>(random: () => number, items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}

@@ -249,6 +249,15 @@ export class WordNetReader {
     return out;
   }
 
+  /** Irregular noun plurals from the noun exception list, base → first listed form ("goose" → "geese"). */
+  irregularPlurals(): Map<string, string> {
+    const plurals = new Map<string, string>();
+    for (const [form, bases] of this.posExceptions('n')) {
+      for (const base of bases) if (!plurals.has(base) && form !== base) plurals.set(base, form);
+    }
+    return plurals;
+  }
+
   /** Base forms listed for an inflected form in the exception list(s); no lemma check. */
   exceptionBases(word: string, pos?: Pos): string[] {
     const w = normalizeLemma(word);
