@@ -1,0 +1,389 @@
+/**
+ * Streaming reader and writer for the Conceptual Captions TSV files (no header, two columns):
+ *  - CC3M (`Train_GCC-training.tsv`, `Validation_GCC-1.1.0-Validation.tsv`): `caption<TAB>url`
+ *  - CC12M (`cc12m.tsv`): `url<TAB>caption`
+ * The two real files use opposite column orders, so the reader auto-detects the order from
+ * which column looks like a URL (http://, https://, world://) unless told the layout.
+ *
+ * Reading never loads the file: it decodes fixed-size chunks and splits lines itself (faster
+ * than readline on 10M+ rows). "\n" and "\r\n" endings, a final line without a newline and a
+ * UTF-8 byte-order mark are accepted. A malformed line (not exactly two columns, an empty
+ * field) throws a TsvError naming the file and the 1-based line, or, with
+ * `malformed: 'reject'`, is yielded as a TsvReject with the reason, so no row is lost silently.
+ *
+ * Escaping on write (the real files contain no tabs or newlines inside captions):
+ *  - `escape: 'space'` (default): every TAB, CR and LF inside a caption becomes one space.
+ *    Lossy, but the output is plain CC-style TSV that any consumer (img2dataset, pandas, cut)
+ *    reads as-is.
+ *  - `escape: 'backslash'`: `\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`; reversible when the
+ *    file is read back with `unescape: true` (off by default, because real CC captions may
+ *    contain literal backslashes that must be read verbatim).
+ * A URL containing a TAB, CR or LF, or an empty URL or caption, is refused with an error
+ * naming the row. Writes go to a temporary file beside the target, renamed over it on close.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** Column order: CC3M is caption-url, CC12M is url-caption. */
+export type TsvLayout = 'caption-url' | 'url-caption';
+
+export interface TsvRow {
+  /** 1-based line number in the file. */
+  line: number;
+  url: string;
+  caption: string;
+}
+
+/** A malformed line, yielded instead of thrown in `malformed: 'reject'` mode. */
+export interface TsvReject {
+  line: number;
+  /** Why the line was rejected ("expected 2 tab-separated columns, found 3", …). */
+  reject: string;
+  /** The raw line, without its line ending. */
+  text: string;
+}
+
+export type TsvItem = TsvRow | TsvReject;
+
+export function isReject(item: TsvItem): item is TsvReject {
+  return (item as TsvReject).reject !== undefined;
+}
+
+export class TsvError extends Error {
+  constructor(readonly file: string, readonly line: number | undefined, detail: string) {
+    super(line === undefined ? `${file}: ${detail}` : `${file}:${line}: ${detail}`);
+    this.name = 'TsvError';
+  }
+}
+
+export interface ReadTsvOptions {
+  /** Column order, or 'auto' (default) to detect it from the first `detectLines` lines. */
+  layout?: TsvLayout | 'auto';
+  /** 'throw' (default): a malformed line throws TsvError. 'reject': it is yielded as a TsvReject. */
+  malformed?: 'throw' | 'reject';
+  /** Undo the writer's `escape: 'backslash'` in captions (default false). */
+  unescape?: boolean;
+  /** How many well-formed lines auto-detection looks at (default 1000). */
+  detectLines?: number;
+  /** Read chunk size in bytes (default 1 MiB). */
+  chunkBytes?: number;
+}
+
+const URL_PATTERN = /^(?:https?|world):\/\//i;
+
+/** Whether a field looks like a URL for layout detection: http://, https:// or world://. */
+export function looksLikeUrl(field: string): boolean {
+  return URL_PATTERN.test(field);
+}
+
+const BACKSLASH_ESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r' };
+
+function unescapeCaption(caption: string): string {
+  if (caption.indexOf('\\') < 0) return caption;
+  return caption.replace(/\\([\\tnr])/g, (_, c: string) => BACKSLASH_ESCAPES[c]);
+}
+
+/**
+ * Raw lines of a file, in batches (one batch per decoded chunk), each with its 1-based number.
+ * The final line is included even without a trailing newline; "\r\n" loses its "\r".
+ */
+export async function* readLineBatches(file: string, chunkBytes = 1 << 20): AsyncGenerator<{ first: number; lines: string[] }> {
+  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: chunkBytes });
+  let carry = '';
+  let lineNo = 1;
+  let first = true;
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      let text = carry === '' ? chunk : carry + chunk;
+      if (first) {
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        first = false;
+      }
+      const lines: string[] = [];
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+        const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+        lines.push(text.slice(start, end));
+        start = nl + 1;
+      }
+      carry = start === 0 ? text : text.slice(start);
+      if (lines.length > 0) {
+        yield { first: lineNo, lines };
+        lineNo += lines.length;
+      }
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new TsvError(file, undefined, `cannot read: ${code ?? (err as Error).message}`);
+  }
+  if (carry !== '') {
+    const end = carry.charCodeAt(carry.length - 1) === 13 ? carry.length - 1 : carry.length;
+    yield { first: lineNo, lines: [carry.slice(0, end)] };
+  }
+}
+
+/** Splits one line into its two fields, or returns the reason it is malformed. */
+function splitLine(text: string): [string, string] | string {
+  if (text === '') return 'empty line';
+  const tab = text.indexOf('\t');
+  if (tab < 0) return 'expected 2 tab-separated columns, found 1';
+  if (text.indexOf('\t', tab + 1) >= 0) return `expected 2 tab-separated columns, found ${text.split('\t').length}`;
+  return [text.slice(0, tab), text.slice(tab + 1)];
+}
+
+function toItem(fields: [string, string], layout: TsvLayout, line: number, text: string, unescape: boolean): TsvItem {
+  const [url, caption] = layout === 'url-caption' ? fields : [fields[1], fields[0]];
+  if (url.trim() === '') return { line, reject: 'empty url', text };
+  if (caption.trim() === '') return { line, reject: 'empty caption', text };
+  return { line, url, caption: unescape ? unescapeCaption(caption) : caption };
+}
+
+/**
+ * Decides the column order from sample lines: the column that more often looks like a URL is
+ * the URL column. Returns undefined when neither column looks like a URL or they tie.
+ */
+export function detectLayout(samples: readonly (readonly [string, string])[]): TsvLayout | undefined {
+  let first = 0;
+  let second = 0;
+  for (const [a, b] of samples) {
+    if (looksLikeUrl(a)) first++;
+    if (looksLikeUrl(b)) second++;
+  }
+  if (first > second) return 'url-caption';
+  if (second > first) return 'caption-url';
+  return undefined;
+}
+
+/**
+ * Reads a TSV in batches of rows (and rejects, in reject mode). This is the fast path used by
+ * the statistics pass; `readTsv` flattens it into single rows.
+ */
+export async function* readTsvBatches(file: string, options: ReadTsvOptions = {}): AsyncGenerator<TsvItem[]> {
+  const rejectMode = (options.malformed ?? 'throw') === 'reject';
+  const unescape = options.unescape ?? false;
+  const detectLines = options.detectLines ?? 1000;
+  let layout: TsvLayout | undefined = options.layout === 'auto' ? undefined : options.layout;
+
+  /** Turns a batch of raw lines into items, throwing on malformed lines unless in reject mode. */
+  const convert = (first: number, lines: string[], chosen: TsvLayout): TsvItem[] => {
+    const items: TsvItem[] = new Array(lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      const text = lines[i];
+      const split = splitLine(text);
+      const item: TsvItem = typeof split === 'string' ? { line: first + i, reject: split, text } : toItem(split, chosen, first + i, text, unescape);
+      if (!rejectMode && (item as TsvReject).reject !== undefined) throw new TsvError(file, item.line, (item as TsvReject).reject);
+      items[i] = item;
+    }
+    return items;
+  };
+
+  // Until the layout is known, hold batches back and collect well-formed lines as samples.
+  const pending: { first: number; lines: string[] }[] = [];
+  const samples: [string, string][] = [];
+  const decide = (): TsvLayout => {
+    const found = detectLayout(samples);
+    if (found === undefined) {
+      throw new TsvError(
+        file,
+        undefined,
+        `cannot tell the column order: in the first ${samples.length} well-formed lines neither column looks more like a URL ` +
+          `(http://, https://, world://); pass layout 'caption-url' (CC3M) or 'url-caption' (CC12M)`,
+      );
+    }
+    return found;
+  };
+
+  for await (const batch of readLineBatches(file, options.chunkBytes)) {
+    if (layout === undefined) {
+      pending.push(batch);
+      for (const text of batch.lines) {
+        if (samples.length >= detectLines) break;
+        const split = splitLine(text);
+        if (typeof split !== 'string') samples.push(split);
+      }
+      if (samples.length < detectLines) continue;
+      layout = decide();
+      for (const held of pending.splice(0)) yield convert(held.first, held.lines, layout);
+      continue;
+    }
+    yield convert(batch.first, batch.lines, layout);
+  }
+  if (layout === undefined && pending.length > 0) {
+    // A short file: decide from what there is (a file of only malformed lines still yields rejects).
+    layout = samples.length === 0 ? 'caption-url' : decide();
+    for (const held of pending) yield convert(held.first, held.lines, layout);
+  }
+}
+
+/** Reads a CC3M- or CC12M-style TSV row by row. */
+export function readTsv(file: string, options: ReadTsvOptions & { malformed: 'reject' }): AsyncGenerator<TsvItem>;
+export function readTsv(file: string, options?: ReadTsvOptions & { malformed?: 'throw' }): AsyncGenerator<TsvRow>;
+export function readTsv(file: string, options?: ReadTsvOptions): AsyncGenerator<TsvItem>;
+export async function* readTsv(file: string, options: ReadTsvOptions = {}): AsyncGenerator<TsvItem> {
+  for await (const batch of readTsvBatches(file, options)) yield* batch;
+}
+
+/** Detects a TSV file's column order from its first well-formed lines (reads only as far as needed). */
+export async function detectTsvLayout(file: string, detectLines = 1000): Promise<TsvLayout> {
+  const samples: [string, string][] = [];
+  for await (const batch of readLineBatches(file)) {
+    for (const text of batch.lines) {
+      const split = splitLine(text);
+      if (typeof split !== 'string') samples.push(split);
+      if (samples.length >= detectLines) break;
+    }
+    if (samples.length >= detectLines) break;
+  }
+  const found = detectLayout(samples);
+  if (found === undefined) {
+    throw new TsvError(file, undefined, `cannot tell the column order: in the first ${samples.length} well-formed lines neither column looks more like a URL`);
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+export interface WriteTsvOptions {
+  /** Column order to write. */
+  layout: TsvLayout;
+  /** How TAB/CR/LF inside captions are written (see the file comment); default 'space'. */
+  escape?: 'space' | 'backslash';
+}
+
+const CONTROL = /[\t\r\n]/;
+
+/** A caption as the writer puts it in the file. */
+export function escapeCaption(caption: string, escape: 'space' | 'backslash' = 'space'): string {
+  if (escape === 'backslash') {
+    if (!/[\\\t\r\n]/.test(caption)) return caption;
+    return caption.replace(/[\\\t\r\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  }
+  return CONTROL.test(caption) ? caption.replace(/\r\n|[\t\r\n]/g, ' ') : caption;
+}
+
+/** A temporary name beside `file`, so the final rename stays on one file system. */
+export function temporaryPath(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+}
+
+/**
+ * Writes a TSV atomically: rows go to a temporary file next to the target, which is renamed
+ * over the target by `close()`. `abort()` (or an error in `writeTsv`) removes the temporary file
+ * and leaves any existing target untouched.
+ */
+export class TsvWriter {
+  private readonly stream: fs.WriteStream;
+  private readonly escape: 'space' | 'backslash';
+  private buffer = '';
+  private rows = 0;
+  private failed: Error | undefined;
+  private done = false;
+
+  private constructor(readonly file: string, readonly temporary: string, private readonly layout: TsvLayout, escape: 'space' | 'backslash') {
+    this.escape = escape;
+    this.stream = fs.createWriteStream(temporary, { flags: 'wx' });
+    this.stream.on('error', (err) => {
+      this.failed ??= err;
+    });
+  }
+
+  static create(file: string, options: WriteTsvOptions): TsvWriter {
+    if (options.layout !== 'caption-url' && options.layout !== 'url-caption') {
+      throw new TsvError(file, undefined, `unknown layout ${JSON.stringify(options.layout)} (expected 'caption-url' or 'url-caption')`);
+    }
+    return new TsvWriter(file, temporaryPath(file), options.layout, options.escape ?? 'space');
+  }
+
+  /** Number of rows written so far. */
+  get count(): number {
+    return this.rows;
+  }
+
+  /** Adds one row; await it to respect back-pressure (it resolves at once while buffering). */
+  write(row: { url: string; caption: string }): Promise<void> | undefined {
+    if (this.done) throw new TsvError(this.file, undefined, 'write after close');
+    if (this.failed) throw this.failed;
+    const position = `row ${this.rows + 1}`;
+    if (typeof row.url !== 'string' || row.url === '') throw new TsvError(this.file, undefined, `${position}: empty url`);
+    if (CONTROL.test(row.url)) throw new TsvError(this.file, undefined, `${position}: url contains a tab or line break: ${JSON.stringify(row.url)}`);
+    if (typeof row.caption !== 'string' || row.caption.trim() === '') throw new TsvError(this.file, undefined, `${position}: empty caption`);
+    const caption = escapeCaption(row.caption, this.escape);
+    this.buffer += this.layout === 'url-caption' ? `${row.url}\t${caption}\n` : `${caption}\t${row.url}\n`;
+    this.rows++;
+    if (this.buffer.length >= 1 << 20) return this.flush();
+    return undefined;
+  }
+
+  private flush(): Promise<void> | undefined {
+    if (this.buffer === '') return undefined;
+    const ok = this.stream.write(this.buffer);
+    this.buffer = '';
+    if (ok) return undefined;
+    return new Promise((resolve, reject) => {
+      const onDrain = () => {
+        this.stream.off('error', onError);
+        resolve();
+      };
+      const onError = (err: Error) => {
+        this.stream.off('drain', onDrain);
+        reject(err);
+      };
+      this.stream.once('drain', onDrain);
+      this.stream.once('error', onError);
+    });
+  }
+
+  /** Flushes, syncs and renames the temporary file over the target. */
+  async close(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    try {
+      await this.flush();
+      await new Promise<void>((resolve, reject) => {
+        this.stream.end((err?: Error | null) => (err ? reject(err) : resolve()));
+      });
+      if (this.failed) throw this.failed;
+      const fd = await fs.promises.open(this.temporary, 'r+');
+      try {
+        await fd.sync();
+      } finally {
+        await fd.close();
+      }
+      await fs.promises.rename(this.temporary, this.file);
+    } catch (err) {
+      await fs.promises.rm(this.temporary, { force: true });
+      throw err;
+    }
+  }
+
+  /** Discards everything written; the target is left as it was. */
+  async abort(): Promise<void> {
+    this.done = true;
+    await new Promise<void>((resolve) => {
+      if (this.stream.closed) resolve();
+      else this.stream.destroy(), this.stream.once('close', () => resolve());
+    });
+    await fs.promises.rm(this.temporary, { force: true });
+  }
+}
+
+/** Writes rows to `file` atomically; on any error the target is untouched and no temporary file is left. */
+export async function writeTsv(
+  file: string,
+  rows: Iterable<{ url: string; caption: string }> | AsyncIterable<{ url: string; caption: string }>,
+  options: WriteTsvOptions,
+): Promise<number> {
+  const writer = TsvWriter.create(file, options);
+  try {
+    for await (const row of rows) {
+      const pending = writer.write(row);
+      if (pending) await pending;
+    }
+    await writer.close();
+    return writer.count;
+  } catch (err) {
+    await writer.abort();
+    throw err;
+  }
+}
