@@ -41,6 +41,12 @@ export interface SceneObject {
   box: Box;
   /** Degrees, clockwise. */
   rotation: number;
+  /**
+   * The object's own drawing frame before rotation: centre and size in pixels.
+   * `box` is this frame rotated by `rotation`, bounded and clipped to the image.
+   * Optional: a renderer without it fits the concept into `box`.
+   */
+  shape?: { cx: number; cy: number; width: number; height: number };
 }
 
 /** Everything needed to render one image, decided from (seed, id). */
