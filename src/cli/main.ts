@@ -6,6 +6,8 @@ import { PACKAGE_ROOT } from '../paths';
 import { runDemo } from './demo';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
+import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
+import { runWorldBuild, runWorldServe } from './world';
 
 export function buildProgram(): Command {
   const program = new Command('cckit')
@@ -33,13 +35,43 @@ export function buildProgram(): Command {
     .addOption(new Option('-k, --ks <list>', 'comma-separated K values').default('1,5,10'))
     .action(runRetrieval);
 
+  const world = program.command('world').description('the embedded long-tail world: deterministic offline data for every table');
+  world
+    .command('build')
+    .description('write a world: web pool TSVs with truth, COCO/nocaps/Flickr/narrative annotations (and shards with --render)')
+    .option('-p, --preset <name>', 'tiny (~5k web pairs), small (~50k) or medium (~500k)', 'tiny')
+    .option('-s, --seed <n>', 'world seed: the same seed gives byte-identical files', '0')
+    .requiredOption('-o, --out <dir>', 'output folder')
+    .option('--size <split=count...>', 'override split sizes, e.g. --size web=20000 nocaps-val=900')
+    .option('--zipf <exponent>', 'Zipf exponent of concept popularity on the web (default 1.0)')
+    .option('--render', 'also render every image into img2dataset-style webdataset shards', false)
+    .action(runWorldBuild);
+  world
+    .command('serve')
+    .description("serve a world's images over HTTP on 127.0.0.1 (GET /SEED/SPLIT/ID.jpg)")
+    .option('-s, --seed <n>', 'world seed', '0')
+    .option('--port <n>', 'port (0 picks a free one)', '0')
+    .action(runWorldServe);
+
+  program
+    .command('stats')
+    .description('CC12M Table 1 statistics (pairs, token/type, caption length, rare words) of a TSV or a shard folder, streaming')
+    .argument('<source>', 'CC3M/CC12M-style TSV file, or a folder of webdataset shards / img2dataset output')
+    .option('--layout <layout>', 'TSV column order: auto, caption-url (CC3M) or url-caption (CC12M)', 'auto')
+    .option('--tokenizer <name>', 'fast (PTB-like, for 12M rows) or ptb (the metrics tokenizer)', 'fast')
+    .option('--rare-words <list>', 'comma-separated words to count', DEFAULT_RARE_WORD_LIST)
+    .option('--malformed <mode>', 'throw (stop at the first malformed line) or reject (count and go on)', 'throw')
+    .option('--json', 'print the statistics as JSON', false)
+    .action(runStats);
+
   program
     .command('demo', { isDefault: false })
     .description("the main job on the embedded default: scores the example predictions in the repo's fixtures")
     .action(runDemo);
 
   program.exitOverride();
-  for (const command of program.commands) command.exitOverride();
+  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+  for (const command of all(program)) command.exitOverride();
   return program;
 }
 

@@ -4,6 +4,7 @@
  * parameters (defaults below) so the filters of both papers have realistic work to do.
  */
 import { Concept } from './types';
+import { basicHypernyms, hypernymOf } from './concepts';
 import { plural, withArticle } from './nouns';
 import { pick, shuffled } from '../util/random';
 import * as words from './words';
@@ -80,8 +81,7 @@ class TextBuilder {
 }
 
 function objectName(random: () => number, concept: Concept, options: AltTextOptions): string {
-  if (concept.hypernyms.length > 0 && random() < options.hypernymShare) return concept.hypernyms[0];
-  return concept.name;
+  return random() < options.hypernymShare ? hypernymOf(concept, 1) : concept.name;
 }
 
 function adjectivePhrase(random: () => number, noun: string): string {
@@ -172,7 +172,7 @@ export function altTextFor(
       const terms = new Set<string>();
       subjects.forEach((c, i) => {
         terms.add(names[i]);
-        c.hypernyms.slice(0, 2).forEach((h) => terms.add(h));
+        basicHypernyms(c).slice(0, 2).forEach((h) => terms.add(h));
       });
       const seo = Math.floor(random() * 4);
       for (let i = 0; i < seo; i++) terms.add(pick(random, words.SEO_WORDS));
@@ -232,7 +232,7 @@ export function referenceCaptions(random: () => number, shown: readonly Concept[
   const captions: string[] = [];
   for (let i = 0; i < count; i++) {
     const order = shuffled(random, shown);
-    const names = order.map((c) => (random() < 0.15 && c.hypernyms.length > 0 ? c.hypernyms[0] : c.name));
+    const names = order.map((c) => (random() < 0.15 ? hypernymOf(c, 1) : c.name));
     const caption = pick(random, templates)(names);
     captions.push(random() < 0.5 ? capitalise(caption) + (random() < 0.5 ? '.' : '') : caption);
   }
@@ -242,7 +242,8 @@ export function referenceCaptions(random: () => number, shown: readonly Concept[
 /** A long, narrative-style description (Localized Narratives style, ~40 words). */
 export function narrative(random: () => number, shown: readonly Concept[]): string {
   const parts = [`In this image I can see ${withArticle(shown[0].name)}.`];
-  if (shown[0].hypernyms.length > 0) parts.push(`It looks like ${withArticle(shown[0].hypernyms[0])} and it is ${pick(random, words.ADJECTIVES)} in color.`);
+  const kind = hypernymOf(shown[0], 1);
+  if (kind !== shown[0].name) parts.push(`It looks like ${withArticle(kind)} and it is ${pick(random, words.ADJECTIVES)} in color.`);
   shown.slice(1).forEach((c) => parts.push(`${capitalise(pick(random, words.RELATIONS))} it there is ${withArticle(c.name)}.`));
   parts.push(`In the background I can see ${pick(random, words.SCENE_PLACES)} and the image is ${pick(random, ['slightly blurred', 'bright', 'a bit dark', 'colorful'])}.`);
   parts.push(`At the bottom of the image there is ${pick(random, ['a shadow', 'some texture', 'a plain surface', 'a pattern'])}.`);

@@ -1,0 +1,44 @@
+import * as fs from 'fs';
+import { CaptionStatistics, DEFAULT_RARE_WORDS, shardStats, tsvStats } from '../data/stats';
+import { formatTable } from '../report/table';
+
+export interface StatsFlags {
+  layout: string;
+  tokenizer: string;
+  rareWords: string;
+  malformed: string;
+  json: boolean;
+}
+
+/** CC12M Table 1 statistics of a TSV file or a folder of shards. */
+export async function runStats(source: string, flags: StatsFlags): Promise<void> {
+  if (!fs.existsSync(source)) throw new Error(`${source}: no such file or folder`);
+  if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
+  if (!['fast', 'ptb'].includes(flags.tokenizer)) throw new Error(`--tokenizer: "${flags.tokenizer}" is not fast or ptb`);
+  if (!['throw', 'reject'].includes(flags.malformed)) throw new Error(`--malformed: "${flags.malformed}" is not throw or reject`);
+  const rareWords = flags.rareWords.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
+  const options = { tokenizer: flags.tokenizer as 'fast' | 'ptb', rareWords };
+  const started = Date.now();
+  const stats: CaptionStatistics = fs.statSync(source).isDirectory()
+    ? await shardStats(source, options)
+    : await tsvStats(source, { ...options, layout: flags.layout as 'auto', malformed: flags.malformed as 'throw' | 'reject' });
+  if (flags.json) {
+    process.stdout.write(JSON.stringify(stats) + '\n');
+    return;
+  }
+  console.log(
+    formatTable(
+      ['statistic', 'value'],
+      [
+        ['pairs', String(stats.pairs)],
+        ['token/type ratio', stats.tokenTypeRatio.toFixed(1)],
+        ['caption length (tokens)', `${stats.lengthMean.toFixed(1)} ± ${stats.lengthStd.toFixed(1)}`],
+        ...Object.entries(stats.rareWords).map(([word, count]): [string, string] => [`"${word}"`, String(count)]),
+        ['malformed rows skipped', String(stats.rejects)],
+      ],
+    ),
+  );
+  console.log(`\n(${stats.tokenizer} tokenizer, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+export const DEFAULT_RARE_WORD_LIST = DEFAULT_RARE_WORDS.join(',');

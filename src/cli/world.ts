@@ -1,0 +1,67 @@
+import { buildWorld } from '../world/build';
+import { serveWorld } from '../world/server';
+import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
+import { World } from '../world/world';
+import { terminalProgress } from '../report/progress';
+import { formatTable } from '../report/table';
+
+export function parseWholeNumber(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: "${value}" is not a whole number ≥ 0`);
+  return n;
+}
+
+export interface WorldBuildFlags {
+  preset: string;
+  seed: string;
+  out: string;
+  render: boolean;
+  size?: string[];
+  zipf?: string;
+}
+
+/** `--size web=20000` (repeatable) overrides one split's size. */
+function parseSizes(values: readonly string[] = []): Partial<Record<WorldSplit, number>> | undefined {
+  if (values.length === 0) return undefined;
+  const sizes: Partial<Record<WorldSplit, number>> = {};
+  for (const value of values) {
+    const [split, count] = value.split('=');
+    if (!(WORLD_SPLITS as readonly string[]).includes(split) || count === undefined) {
+      throw new Error(`--size: "${value}" should be SPLIT=COUNT with SPLIT one of ${WORLD_SPLITS.join(', ')}`);
+    }
+    sizes[split as WorldSplit] = parseWholeNumber('--size', count);
+  }
+  return sizes;
+}
+
+export async function runWorldBuild(flags: WorldBuildFlags): Promise<void> {
+  if (!(flags.preset in WORLD_PRESETS)) throw new Error(`--preset: "${flags.preset}" is not one of ${Object.keys(WORLD_PRESETS).join(', ')}`);
+  const zipfExponent = flags.zipf === undefined ? undefined : Number(flags.zipf);
+  if (zipfExponent !== undefined && !(zipfExponent > 0)) throw new Error(`--zipf: "${flags.zipf}" is not a positive number`);
+  const started = Date.now();
+  const progress = terminalProgress();
+  try {
+    const manifest = await buildWorld({
+      seed: parseWholeNumber('--seed', flags.seed),
+      preset: flags.preset as WorldPresetName,
+      out: flags.out,
+      render: flags.render,
+      sizes: parseSizes(flags.size),
+      zipfExponent,
+      progress,
+    });
+    progress.stop();
+    console.log(formatTable(['split', 'images'], WORLD_SPLITS.map((s) => [s, String(manifest.sizes[s])])));
+    console.log(`\nworld seed ${manifest.seed} (${manifest.preset}) written to ${flags.out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    progress.stop();
+  }
+}
+
+export async function runWorldServe(flags: { seed: string; port: string }): Promise<void> {
+  const world = new World({ seed: parseWholeNumber('--seed', flags.seed) });
+  const server = await serveWorld(world, parseWholeNumber('--port', flags.port));
+  console.log(`serving world seed ${world.seed} at ${server.url}/${world.seed}/web/0.jpg … (Ctrl-C stops)`);
+  await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+  await server.close();
+}

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { after, test } from 'node:test';
+import { tsvStats } from '../src/data/stats';
+import { readSamples } from '../src/data/webdataset';
+import { loadCocoResults } from '../src/metrics/inputs';
+import { buildWorld } from '../src/world/build';
+import { serveWorld } from '../src/world/server';
+import { NOCAPS_DOMAIN_COUNTS, nocapsDomain } from '../src/world/splits';
+import { parseWorldUrl } from '../src/world/url';
+import { World } from '../src/world/world';
+import { runCli } from './helpers';
+
+const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-world-'));
+after(() => fs.rmSync(temporary, { recursive: true, force: true }));
+
+const SMALL = { web: 400, 'coco-train': 40, 'coco-val': 10, 'nocaps-val': 30, 'nocaps-test': 10, flickr: 10, narratives: 5 };
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name)))
+    .sort();
+}
+
+test('same seed → byte-identical files; another seed → different data', async () => {
+  const [a, b, c] = ['a', 'b', 'c'].map((name) => path.join(temporary, name));
+  await buildWorld({ seed: 5, out: a, sizes: SMALL });
+  await buildWorld({ seed: 5, out: b, sizes: SMALL });
+  await buildWorld({ seed: 6, out: c, sizes: SMALL });
+  const files = filesUnder(a);
+  assert.deepEqual(files, filesUnder(b));
+  assert.ok(files.includes('web/cc12m.tsv') && files.includes('nocaps/nocaps_val.json') && files.includes('world.json'));
+  for (const file of files) assert.ok(fs.readFileSync(path.join(a, file)).equals(fs.readFileSync(path.join(b, file))), `${file} differs between two builds`);
+  assert.notEqual(fs.readFileSync(path.join(a, 'web/cc12m.tsv'), 'utf8'), fs.readFileSync(path.join(c, 'web/cc12m.tsv'), 'utf8'));
+  assert.equal(filesUnder(a).filter((f) => f.includes('.tmp')).length, 0, 'no temporary files left');
+});
+
+test('built files read back through the real-data loaders', async () => {
+  const dir = path.join(temporary, 'a');
+  const cc12m = await tsvStats(path.join(dir, 'web/cc12m.tsv'));
+  const cc3m = await tsvStats(path.join(dir, 'web/cc3m.tsv'));
+  assert.equal(cc12m.pairs, SMALL.web);
+  assert.deepEqual(cc3m, cc12m, 'both column orders hold the same pairs');
+  const truth = fs.readFileSync(path.join(dir, 'web/truth.jsonl'), 'utf8').trim().split('\n');
+  assert.equal(truth.length, SMALL.web);
+  // nocaps annotations feed the metrics loader, with their domains
+  const annotations = path.join(dir, 'nocaps/nocaps_val.json');
+  const data = JSON.parse(fs.readFileSync(annotations, 'utf8'));
+  const results = path.join(temporary, 'results.json');
+  fs.writeFileSync(results, JSON.stringify(data.images.map((image: { id: number }) => ({ image_id: image.id, caption: 'a photo' }))));
+  const { cases } = loadCocoResults(results, annotations);
+  assert.equal(cases.length, SMALL['nocaps-val']);
+  assert.ok(cases.every((c) => c.references.length === 10 && c.domain !== undefined));
+});
+
+const world = new World({ seed: 11 });
+
+test('web pool: mismatch share, person spans, tags within their documented rates', () => {
+  const n = 3000;
+  let mismatched = 0;
+  let persons = 0;
+  let shownObjects = 0;
+  let missed = 0;
+  let cocoObjects = 0;
+  const seen = new Set<string>();
+  for (let id = 0; id < n; id++) {
+    const pair = world.webPair(id);
+    if (!pair.truth.describesImage) mismatched++;
+    for (const person of pair.truth.persons) {
+      persons++;
+      assert.equal(pair.caption.slice(person.start, person.end).toLowerCase(), person.name.toLowerCase(), `pair ${id}: person span`);
+    }
+    assert.ok(pair.tags.length >= 5 && pair.tags.length <= 20, `pair ${id}: ${pair.tags.length} tags`);
+    assert.equal(new Set(pair.tags).size, pair.tags.length);
+    shownObjects += pair.truth.concepts.length;
+    missed += pair.truth.missedTags.length;
+    for (const name of pair.truth.concepts) {
+      seen.add(name);
+      if (world.concepts.find((c) => c.name === name)?.coco) cocoObjects++;
+    }
+    assert.ok(pair.truth.boxes.every((b) => b.x >= 0 && b.y >= 0 && b.x + b.width <= pair.truth.width && b.y + b.height <= pair.truth.height));
+  }
+  assert.ok(Math.abs(mismatched / n - 0.15) < 0.03, `mismatch share ${mismatched / n}`);
+  assert.ok(persons / n > 0.1 && persons / n < 0.3, `person share ${persons / n}`);
+  assert.ok(Math.abs(missed / shownObjects - 0.1) < 0.03, `tag miss rate ${missed / shownObjects}`);
+  // Zipf long tail: the common concepts dominate, yet hundreds of tail concepts appear
+  assert.ok(cocoObjects / shownObjects > 0.5 && cocoObjects / shownObjects < 0.85, `COCO share ${cocoObjects / shownObjects}`);
+  assert.ok(seen.size > 300, `${seen.size} distinct concepts seen`);
+});
+
+test('nocaps-like splits: domains in nocaps proportions, each with the right concepts', () => {
+  const counts = { in: 0, near: 0, out: 0 };
+  const n = 2000;
+  for (let id = 0; id < n; id++) {
+    const image = world.captionedImage('nocaps-val', id);
+    assert.equal(image.domain, nocapsDomain(11, 'nocaps-val', id));
+    counts[image.domain!]++;
+    const coco = image.truth.concepts.map((name) => world.concepts.find((c) => c.name === name)!.coco);
+    if (image.domain === 'in') assert.ok(coco.every(Boolean));
+    if (image.domain === 'out') assert.ok(coco.every((x) => !x));
+    if (image.domain === 'near') assert.ok(coco.some(Boolean) && coco.some((x) => !x));
+    assert.equal(image.references.length, 10);
+  }
+  const expected = NOCAPS_DOMAIN_COUNTS['nocaps-val'];
+  for (const domain of ['in', 'near', 'out'] as const) {
+    assert.ok(Math.abs(counts[domain] / n - expected[domain] / 4500) < 0.03, `${domain}: ${counts[domain] / n}`);
+  }
+  for (let id = 0; id < 50; id++) {
+    const image = world.captionedImage('coco-train', id);
+    assert.equal(image.references.length, 5);
+    assert.ok(image.truth.concepts.every((name) => world.concepts.find((c) => c.name === name)!.coco));
+  }
+});
+
+test('world:// URLs render the same bytes directly and through the local HTTP server', async () => {
+  const pair = world.webPair(3);
+  const direct = await world.renderUrl(pair.url);
+  assert.deepEqual(parseWorldUrl(pair.url), { seed: 11, split: 'web', id: 3, extension: pair.url.split('.').pop() });
+  const server = await serveWorld(world);
+  try {
+    const response = await fetch(`${server.url}${pair.url.slice('world:/'.length)}`);
+    assert.equal(response.status, 200);
+    assert.ok(Buffer.from(await response.arrayBuffer()).equals(direct));
+    assert.equal((await fetch(`${server.url}/11/web/3.bmp`)).status, 404);
+    assert.equal((await fetch(`${server.url}/12/web/3.jpg`)).status, 404);
+  } finally {
+    await server.close();
+  }
+  assert.throws(() => parseWorldUrl('world://1/nowhere/3.jpg'), /unknown split/);
+});
+
+test('--render writes img2dataset-style shards that read back with their images and truth', async () => {
+  const out = path.join(temporary, 'rendered');
+  const sizes = { web: 12, 'coco-train': 3, 'coco-val': 0, 'nocaps-val': 3, 'nocaps-test': 0, flickr: 0, narratives: 0 };
+  await buildWorld({ seed: 2, out, sizes, render: true, samplesPerShard: 5 });
+  const samples = [];
+  for await (const sample of readSamples(path.join(out, 'shards/web'))) samples.push(sample);
+  assert.equal(samples.length, 12);
+  assert.deepEqual(fs.readdirSync(path.join(out, 'shards/web')).filter((f) => f.endsWith('.tar')), ['00000.tar', '00001.tar', '00002.tar']);
+  const pair = new World({ seed: 2 }).webPair(7);
+  const seventh = samples[7];
+  assert.equal(seventh.caption, pair.caption.replace(/[\t\r\n]/g, ' '));
+  assert.deepEqual(seventh.json.tags, pair.tags);
+  assert.ok(seventh.image.equals(await new World({ seed: 2 }).render('web', 7)));
+  const nocaps = [];
+  for await (const sample of readSamples(path.join(out, 'shards/nocaps-val'))) nocaps.push(sample);
+  assert.equal((nocaps[0].json.references as string[]).length, 10);
+});
+
+test('cckit world build and cckit stats from the command line', () => {
+  const out = path.join(temporary, 'cli');
+  const build = runCli(['world', 'build', '--seed', '3', '--out', out, '--size', 'web=300', 'coco-train=20', 'coco-val=5', 'nocaps-val=10', 'nocaps-test=10', 'flickr=5', 'narratives=5']);
+  assert.equal(build.status, 0, build.stderr);
+  assert.match(build.stdout, /web\s+300/);
+  const stats = runCli(['stats', path.join(out, 'web/cc12m.tsv'), '--json']);
+  assert.equal(stats.status, 0, stats.stderr);
+  assert.equal(JSON.parse(stats.stdout).pairs, 300);
+  const bad = runCli(['world', 'build', '--preset', 'huge', '--out', out]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--preset: "huge"/);
+  assert.equal(runCli(['stats', '/nonexistent.tsv']).status, 1);
+  for (const args of [['world', 'build', '--help'], ['world', 'serve', '--help'], ['stats', '--help']]) assert.equal(runCli(args).status, 0);
+});
