@@ -1,16 +1,19 @@
 /**
- * The main job until the data and model issues land: score the example predictions kept
+ * The main job until the pipeline and model issues land: score the example predictions kept
  * in the fixtures and show them as tables — first the golden cases beside the reference
- * coco-caption values, then the nocaps-format example per domain.
+ * coco-caption values, then the nocaps-format example per domain — then build the tiny
+ * embedded world and show its raw web pool's Table 1 statistics.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { ALL_METRIC_NAMES, evaluate, evaluateByDomain } from '../metrics/evaluate';
 import { loadCocoResults, loadScoringFile } from '../metrics/inputs';
-import { FIXTURES_DIR } from '../paths';
+import { FIXTURES_DIR, PACKAGE_ROOT } from '../paths';
+import { tsvStats } from '../data/stats';
+import { buildWorld } from '../world/build';
 import { formatTable } from '../report/table';
 
-export function runDemo(): void {
+export async function runDemo(): Promise<void> {
   const started = Date.now();
   const goldenFile = path.join(FIXTURES_DIR, 'caption-metrics-public.json');
   const golden = JSON.parse(fs.readFileSync(goldenFile, 'utf8')) as { corpus: Record<string, number> };
@@ -36,6 +39,18 @@ export function runDemo(): void {
   const counts = columns.map((d) => (d === 'entire' ? nocapsCases.length : nocapsCases.filter((c) => c.domain === d).length));
   console.log(`\nnocaps-format example: raw text, PTB-tokenised, scored per domain (images: ${columns.map((d, i) => `${d} ${counts[i]}`).join(', ')})`);
   console.log(formatTable(['metric', ...columns], ALL_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]), 4));
+
+  const worldDir = path.join(PACKAGE_ROOT, '.cckit-cache', 'world-tiny-seed0');
+  const manifest = await buildWorld({ seed: 0, preset: 'tiny', out: worldDir });
+  const stats = await tsvStats(path.join(worldDir, 'web', 'cc12m.tsv'));
+  console.log(`\nEmbedded world, tiny preset, seed 0 (${path.relative(process.cwd(), worldDir)}): ${Object.entries(manifest.sizes).map(([s, n]) => `${s} ${n}`).join(', ')}`);
+  console.log('Raw web pool, CC12M Table 1 statistics (before any filter):');
+  console.log(
+    formatTable(
+      ['pairs', 'token/type', 'caption length', ...Object.keys(stats.rareWords)],
+      [[String(stats.pairs), stats.tokenTypeRatio.toFixed(1), `${stats.lengthMean.toFixed(1)} ± ${stats.lengthStd.toFixed(1)}`, ...Object.values(stats.rareWords).map(String)]],
+    ),
+  );
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(2)} s)`);
 }
 
