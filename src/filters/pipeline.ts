@@ -1,0 +1,202 @@
+/**
+ * The CC3M / CC12M filtering pipeline: one streaming pass over a TSV of candidate pairs through
+ * per-pair stages (cheap first: text, image–text, then the image stage that needs the bytes, then
+ * the caption transform), then optional dataset-wide stages that need a first pass over all
+ * survivors (CC3M's low-count concept pruning). Every input row ends kept or rejected with a
+ * reason:
+ *
+ *   OUT/kept.tsv        kept pairs, in the input's column order, transformed captions
+ *   OUT/rejects.jsonl   {line, url, stage, reason} per rejected row (unreadable lines included)
+ *   OUT/funnel.jsonl    per stage: in, out, rejected by reason
+ *   OUT/summary.json    preset, input, counts, time
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject, temporaryPath } from '../data/tsv';
+import { Progress, silentProgress } from '../report/progress';
+import { Funnel } from './funnel';
+import { ImageSource } from './images';
+import { CandidatePair, Verdict } from './types';
+
+/** A per-pair stage. */
+export interface PairStage {
+  name: string;
+  /** The stage reads the image bytes (they are fetched once, when the first such stage runs). */
+  needsImage?: boolean;
+  check(pair: CandidatePair): Verdict | Promise<Verdict>;
+}
+
+/** A stage that must see every surviving caption before it can judge one (two passes). */
+export interface DatasetStage {
+  name: string;
+  observe(caption: string): void;
+  check(caption: string): Verdict;
+}
+
+export interface PipelineOptions {
+  input: string;
+  out: string;
+  stages: readonly PairStage[];
+  datasetStages?: readonly DatasetStage[];
+  layout?: TsvLayout | 'auto';
+  /** Vision labels of a pair, by URL (world: web/truth.jsonl; real data: a tags file). */
+  tags?: (url: string) => string[] | undefined;
+  images?: ImageSource;
+  /** Pairs in flight at once (image fetching and decoding overlap). */
+  concurrency?: number;
+  progress?: Progress;
+  /** Label for summary.json (e.g. the preset name). */
+  label?: string;
+}
+
+export interface PipelineResult {
+  funnel: Funnel;
+  input: number;
+  kept: number;
+  seconds: number;
+  files: { kept: string; rejects: string; funnel: string; summary: string };
+}
+
+const READ_STAGE = 'read';
+
+/** Loads `{url, tags}` JSON lines (the world's web/truth.jsonl has this shape) into a lookup. */
+export function loadTagsFile(file: string): (url: string) => string[] | undefined {
+  const tags = new Map<string, string[]>();
+  fs.readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    let record: { url?: unknown; tags?: unknown };
+    try {
+      record = JSON.parse(line);
+    } catch (err) {
+      throw new Error(`${file}:${index + 1}: ${(err as Error).message}`);
+    }
+    if (typeof record.url !== 'string' || !Array.isArray(record.tags)) throw new Error(`${file}:${index + 1}: expected {"url": string, "tags": [string]}`);
+    tags.set(record.url, record.tags.map(String));
+  });
+  return (url) => tags.get(url);
+}
+
+export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
+  const started = Date.now();
+  const progress = options.progress ?? silentProgress;
+  const images = options.images ?? new ImageSource();
+  const datasetStages = options.datasetStages ?? [];
+  const funnel = new Funnel([READ_STAGE, ...options.stages.map((s) => s.name), ...datasetStages.map((s) => s.name)]);
+  fs.mkdirSync(options.out, { recursive: true });
+  const files = {
+    kept: path.join(options.out, 'kept.tsv'),
+    rejects: path.join(options.out, 'rejects.jsonl'),
+    funnel: path.join(options.out, 'funnel.jsonl'),
+    summary: path.join(options.out, 'summary.json'),
+  };
+  const layout = !options.layout || options.layout === 'auto' ? await detectTsvLayout(options.input) : options.layout;
+  const totalBytes = fs.statSync(options.input).size;
+
+  const rejectsTemporary = temporaryPath(files.rejects);
+  const rejects = fs.createWriteStream(rejectsTemporary);
+  const recordReject = (line: number, url: string, stage: string, reason: string) => {
+    funnel.rejected(stage, reason);
+    rejects.write(JSON.stringify({ line, url, stage, reason }) + '\n');
+  };
+
+  // survivors of the per-pair stages: straight to kept.tsv, or to a first-pass file for dataset stages
+  const survivorsFile = temporaryPath(path.join(options.out, 'survivors.jsonl'));
+  const survivors = datasetStages.length > 0 ? fs.createWriteStream(survivorsFile) : undefined;
+  const kept = TsvWriter.create(files.kept, { layout });
+
+  const runStages = async (pair: CandidatePair, line: number): Promise<CandidatePair | undefined> => {
+    let fetched = false;
+    for (const stage of options.stages) {
+      funnel.entered(stage.name);
+      if (stage.needsImage && !fetched) {
+        fetched = true;
+        const image = await images.fetch(pair.url);
+        if (!image.ok) {
+          recordReject(line, pair.url, stage.name, image.reason);
+          return undefined;
+        }
+        pair.image = image.bytes;
+      }
+      let verdict: Verdict;
+      try {
+        verdict = await stage.check(pair);
+      } catch (err) {
+        verdict = { keep: false, reason: `${stage.name}:error:${(err as Error).message.slice(0, 80)}` };
+      }
+      if (!verdict.keep) {
+        recordReject(line, pair.url, stage.name, verdict.reason);
+        return undefined;
+      }
+      funnel.passed(stage.name);
+      pair.caption = verdict.caption;
+    }
+    pair.image = undefined;
+    return pair;
+  };
+
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const inFlight: Promise<{ pair?: CandidatePair; line: number }>[] = [];
+  let input = 0;
+  let bytesSeen = 0;
+  const emit = async ({ pair, line }: { pair?: CandidatePair; line: number }) => {
+    if (!pair) return;
+    if (survivors) {
+      if (!survivors.write(JSON.stringify({ line, url: pair.url, caption: pair.caption }) + '\n')) await new Promise<void>((r) => survivors.once('drain', () => r()));
+    } else {
+      const pending = kept.write(pair);
+      if (pending) await pending;
+    }
+  };
+
+  for await (const item of readTsv(options.input, { layout, malformed: 'reject' })) {
+    input++;
+    funnel.input++;
+    funnel.entered(READ_STAGE);
+    if (isReject(item)) {
+      recordReject(item.line, '', READ_STAGE, `input:${item.reject}`);
+      bytesSeen += item.text.length + 1;
+      continue;
+    }
+    funnel.passed(READ_STAGE);
+    bytesSeen += item.url.length + item.caption.length + 2;
+    const pair: CandidatePair = { id: String(item.line), url: item.url, caption: item.caption, tags: options.tags?.(item.url) };
+    inFlight.push(runStages(pair, item.line).then((result) => ({ pair: result, line: item.line })));
+    if (inFlight.length >= concurrency) await emit(await inFlight.shift()!);
+    if (input % 1000 === 0) progress('filter', Math.min(bytesSeen, totalBytes), totalBytes);
+  }
+  while (inFlight.length > 0) await emit(await inFlight.shift()!);
+  progress('filter', totalBytes, totalBytes);
+
+  if (survivors) {
+    await new Promise<void>((resolve, reject) => survivors.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    const lines = fs.readFileSync(survivorsFile, 'utf8').split('\n').filter((l) => l !== '');
+    const records = lines.map((l) => JSON.parse(l) as { line: number; url: string; caption: string });
+    let current = records;
+    for (const stage of datasetStages) {
+      for (const record of current) stage.observe(record.caption);
+      const next: typeof records = [];
+      for (const record of current) {
+        funnel.entered(stage.name);
+        const verdict = stage.check(record.caption);
+        if (verdict.keep) {
+          funnel.passed(stage.name);
+          next.push({ ...record, caption: verdict.caption });
+        } else recordReject(record.line, record.url, stage.name, verdict.reason);
+      }
+      current = next;
+    }
+    for (const record of current) {
+      const pending = kept.write(record);
+      if (pending) await pending;
+    }
+    fs.rmSync(survivorsFile, { force: true });
+  }
+  await kept.close();
+  await new Promise<void>((resolve, reject) => rejects.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  fs.renameSync(rejectsTemporary, files.rejects);
+  funnel.check();
+  fs.writeFileSync(files.funnel, funnel.toJsonl());
+  const seconds = (Date.now() - started) / 1000;
+  fs.writeFileSync(files.summary, JSON.stringify({ label: options.label, input: options.input, rows: input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds }, null, 2) + '\n');
+  return { funnel, input, kept: funnel.kept, seconds, files };
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { after, test } from 'node:test';
+import { Funnel } from '../src/filters/funnel';
+import { checkImageText, contentStems } from '../src/filters/image-text';
+import { normaliseUrl, overlap } from '../src/filters/overlap';
+import { loadTagsFile, runPipeline } from '../src/filters/pipeline';
+import { keep, reject } from '../src/filters/types';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-pipeline-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('image–text filter: a caption token matches a label after stemming', () => {
+  assert.deepEqual(contentStems('The Durians on a table'), ['durian', 'tabl']);
+  assert.equal(checkImageText('Two durians on a plate', ['durian', 'fruit']).keep, true);
+  assert.equal(checkImageText('Fishing at dawn', ['fish', 'water']).keep, true);
+  assert.deepEqual(checkImageText('a car on the road', ['durian', 'still life photography']), { keep: false, reason: 'image-text:no-match' });
+  assert.deepEqual(checkImageText('a car', undefined), { keep: false, reason: 'image-text:no-tags' });
+  assert.equal(checkImageText('the a of', ['the']).keep, false, 'function words never match');
+});
+
+test('funnel invariant: a lost row is an error', () => {
+  const funnel = new Funnel(['a', 'b']);
+  funnel.input = 2;
+  funnel.entered('a');
+  funnel.passed('a');
+  funnel.entered('a');
+  funnel.rejected('a', 'x');
+  funnel.entered('b');
+  funnel.passed('b');
+  funnel.check();
+  assert.equal(funnel.kept, 1);
+  assert.equal(funnel.rejectedTotal, 1);
+  funnel.input = 3;
+  assert.throws(() => funnel.check(), /saw 2 rows, the previous stage passed 3/);
+  const spec = funnel.toPlotly();
+  assert.equal((spec.data[0] as { type: string }).type, 'funnel');
+});
+
+test('pipeline: every row kept or rejected with a reason, bad lines included, order kept', async () => {
+  const input = path.join(dir, 'in.tsv');
+  const lines = [
+    'http://x/1.jpg\tA durian on a table',
+    'http://x/2.jpg\tA car on the road',
+    'no tab here',
+    'http://x/3.jpg\tA bowl of durians in Paris',
+    'http://x/4.jpg\t',
+    'http://x/5.jpg\tshort',
+  ];
+  fs.writeFileSync(input, lines.join('\n') + '\n');
+  const tagsFile = path.join(dir, 'tags.jsonl');
+  fs.writeFileSync(tagsFile, ['1', '2', '3', '5'].map((n) => JSON.stringify({ url: `http://x/${n}.jpg`, tags: ['durian', 'fruit'] })).join('\n') + '\n');
+  const seen: string[] = [];
+  const result = await runPipeline({
+    input,
+    out: path.join(dir, 'out'),
+    layout: 'url-caption',
+    tags: loadTagsFile(tagsFile),
+    stages: [
+      { name: 'length', check: (p) => (p.caption.split(' ').length >= 3 ? keep(p.caption) : reject('text:length')) },
+      { name: 'image-text', check: (p) => checkImageText(p.caption, p.tags) },
+      { name: 'upper', check: async (p) => (seen.push(p.id), keep(p.caption.toUpperCase())) },
+    ],
+    datasetStages: [{ name: 'prune', observe: () => {}, check: (c) => (c.includes('PARIS') ? reject('prune:rare') : keep(c)) }],
+  });
+  assert.equal(result.input, 6);
+  assert.equal(result.kept + result.funnel.rejectedTotal, 6);
+  assert.equal(fs.readFileSync(result.files.kept, 'utf8'), 'http://x/1.jpg\tA DURIAN ON A TABLE\n');
+  const rejects = fs.readFileSync(result.files.rejects, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(rejects.map((r) => [r.line, r.stage, r.reason.split(':').slice(0, 2).join(':')]).sort(), [
+    [2, 'image-text', 'image-text:no-match'],
+    [3, 'read', 'input:expected 2 tab-separated columns, found 1'],
+    [4, 'prune', 'prune:rare'],
+    [5, 'read', 'input:empty caption'],
+    [6, 'length', 'text:length'],
+  ].sort());
+  const funnel = fs.readFileSync(result.files.funnel, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(funnel.map((s) => [s.stage, s.in, s.out]), [['read', 6, 4], ['length', 4, 3], ['image-text', 3, 2], ['upper', 2, 2], ['prune', 2, 1]]);
+});
+
+test('overlap by normalised URL across opposite column orders', async () => {
+  assert.equal(normaliseUrl('HTTP://Example.COM:80/a/b/#x'), 'http://example.com/a/b');
+  const a = path.join(dir, 'cc3m.tsv');
+  const b = path.join(dir, 'cc12m.tsv');
+  fs.writeFileSync(a, 'a dog\thttp://Example.com/1.jpg\na cat\thttp://example.com/2.jpg\n');
+  fs.writeFileSync(b, 'http://example.com/1.jpg#frag\tdog photo\nhttp://example.com/3.jpg\tbird\n');
+  const out = path.join(dir, 'b-minus-a.tsv');
+  const report = await overlap(a, b, out);
+  assert.equal(report.shared, 1);
+  assert.equal(report.written, 1);
+  assert.equal(fs.readFileSync(out, 'utf8'), 'http://example.com/3.jpg\tbird\n');
+});
