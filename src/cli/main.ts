@@ -4,6 +4,7 @@ import * as path from 'path';
 import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_ROOT } from '../paths';
 import { runDemo } from './demo';
+import { runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
@@ -63,6 +64,26 @@ export function buildProgram(): Command {
     .option('--malformed <mode>', 'throw (stop at the first malformed line) or reject (count and go on)', 'throw')
     .option('--json', 'print the statistics as JSON', false)
     .action(runStats);
+
+  program
+    .command('filter')
+    .description('run the CC3M or CC12M filtering pipeline over a TSV; writes kept pairs, rejects with reasons, and the funnel')
+    .option('-p, --preset <name>', 'cc3m or cc12m', 'cc12m')
+    .requiredOption('-i, --in <file>', 'CC3M/CC12M-style TSV (the world: OUT/web/cc12m.tsv)')
+    .requiredOption('-o, --out <dir>', 'output folder')
+    .option('--stages <list>', 'run only these stages: text,image-text,image,transform,prune')
+    .option('--tags <file>', 'vision labels as JSON lines {url, tags} (default: truth.jsonl beside the input, as the world writes)')
+    .option('--no-nsfw', 'skip the pornography detector (faster)')
+    .option('--concurrency <n>', 'pairs in flight at once', '8')
+    .action(runFilter);
+
+  program
+    .command('overlap')
+    .description('CC3M ∩ CC12M by normalised URL: report the shared URLs, optionally write B without them')
+    .argument('<a>', 'first TSV (e.g. CC3M, caption<TAB>url)')
+    .argument('<b>', 'second TSV (e.g. CC12M, url<TAB>caption)')
+    .option('-o, --out <file>', 'write B minus the URLs A has')
+    .action(runOverlap);
 
   program
     .command('demo', { isDefault: false })

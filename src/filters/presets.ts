@@ -1,0 +1,85 @@
+/**
+ * The two papers' pipelines as data: every threshold lives in the stage option objects named
+ * here (each field carries its paper section in a comment where it is defined).
+ *
+ *   cc3m  (Sharma et al. 2018, §3): strict image filter, CC3M text filter (POS, capitalisation,
+ *         repetition, vocabulary ≥ 5, polarity, profanity, boilerplate), image–text tag overlap,
+ *         hypernymisation transform, low-count concept pruning (100 per 3.3M pairs, scaled).
+ *   cc12m (Changpinyo et al. 2021, §2.2): relaxed image filter (aspect 2.5), relaxed text filter
+ *         (3–256 words, noun + determiner, repetition ≤ 0.2, rare words ≥ 20), the same image–text
+ *         rule, raw text kept except person names → <PERSON>; no pruning.
+ *
+ * Stage order puts cheap checks first: text and image–text need no image bytes.
+ */
+import { CC12M_IMAGE_FILTER, CC3M_IMAGE_FILTER, ImageFilter, ImageFilterOptions } from './image';
+import { checkImageText } from './image-text';
+import { replacePersons } from './persons';
+import { DatasetStage, PairStage } from './pipeline';
+import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TextFilter, TextFilterOptions, Vocabulary } from './text';
+import { Cc3mTransform, ConceptCounter, scaledThreshold } from './transform';
+import { Verdict, keep } from './types';
+
+export const STAGE_NAMES = ['text', 'image-text', 'image', 'transform', 'prune'] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+export interface PipelinePreset {
+  name: 'cc3m' | 'cc12m';
+  text: Readonly<TextFilterOptions>;
+  image: Readonly<ImageFilterOptions>;
+  transform: 'hypernymise' | 'person-placeholder';
+  /** CC3M §3: keep a pair only if each of its concepts occurs ≥ threshold times (100 at 3.3M pairs, scaled to the kept set). */
+  conceptPruning: { threshold: number; atPairs: number } | null;
+}
+
+export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
+  cc3m: { name: 'cc3m', text: CC3M_TEXT_FILTER, image: CC3M_IMAGE_FILTER, transform: 'hypernymise', conceptPruning: { threshold: 100, atPairs: 3_318_333 } },
+  cc12m: { name: 'cc12m', text: CC12M_TEXT_FILTER, image: CC12M_IMAGE_FILTER, transform: 'person-placeholder', conceptPruning: null },
+};
+
+export interface StageBuildOptions {
+  /** Corpus vocabulary for the rare-word checks (built from the input by the caller). */
+  vocabulary?: Vocabulary;
+  /** Run only these stages (default all). */
+  only?: readonly StageName[];
+  /** Turn the pornography detector off (faster runs; the funnel notes it in the stage name). */
+  nsfw?: boolean;
+}
+
+/** CC3M's concept pruning with its threshold scaled to the number of pairs that reach it. */
+class ScaledConceptPruner implements DatasetStage {
+  readonly name = 'prune';
+  private readonly counter = new ConceptCounter();
+  private threshold: number | undefined;
+  constructor(private readonly paper: { threshold: number; atPairs: number }) {}
+  observe(caption: string): void {
+    this.counter.add(caption);
+  }
+  check(caption: string): Verdict {
+    this.threshold ??= scaledThreshold(this.counter.captions, { threshold: this.paper.threshold, size: this.paper.atPairs });
+    return this.counter.check(caption, this.threshold);
+  }
+}
+
+/** The preset's stages, in order. */
+export function buildStages(preset: PipelinePreset, options: StageBuildOptions = {}): { stages: PairStage[]; datasetStages: DatasetStage[] } {
+  const wanted = (name: StageName) => !options.only || options.only.includes(name);
+  const stages: PairStage[] = [];
+  if (wanted('text')) {
+    const text = new TextFilter(preset.text, options.vocabulary);
+    stages.push({ name: 'text', check: (pair) => text.check(pair.caption) });
+  }
+  if (wanted('image-text')) stages.push({ name: 'image-text', check: (pair) => checkImageText(pair.caption, pair.tags) });
+  if (wanted('image')) {
+    const image = new ImageFilter({ nsfw: options.nsfw ?? preset.image.nsfw }, preset.image);
+    stages.push({ name: 'image', needsImage: true, check: (pair) => image.verdict(pair) });
+  }
+  if (wanted('transform')) {
+    if (preset.transform === 'hypernymise') {
+      const transform = new Cc3mTransform();
+      stages.push({ name: 'transform', check: (pair) => transform.check(pair) });
+    } else stages.push({ name: 'transform', check: (pair) => keep(replacePersons(pair.caption)) });
+  }
+  const datasetStages: DatasetStage[] = [];
+  if (wanted('prune') && preset.conceptPruning) datasetStages.push(new ScaledConceptPruner(preset.conceptPruning));
+  return { stages, datasetStages };
+}
