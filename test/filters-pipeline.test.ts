@@ -92,3 +92,21 @@ test('overlap by normalised URL across opposite column orders', async () => {
   assert.equal(report.written, 1);
   assert.equal(fs.readFileSync(out, 'utf8'), 'http://example.com/3.jpg\tbird\n');
 });
+
+test('bad input rows are rejected with a reason and the run goes on', async () => {
+  const input = path.join(dir, 'bad.tsv');
+  const good = Buffer.from('http://x/1.jpg\tA durian on a table\n');
+  fs.writeFileSync(input, Buffer.concat([
+    good,
+    Buffer.from('http://x/2.jpg\tA caf\xff\xfe on a table\n', 'latin1'),
+    Buffer.from('http://x/3.jpg\tA nul\0byte\n'),
+    Buffer.from('http://x/4.jpg\t' + 'x'.repeat(10 * 1024 * 1024) + '\n'),
+    Buffer.from('only-one-column\n'),
+    good,
+  ]));
+  const result = await runPipeline({ input, out: path.join(dir, 'bad-out'), layout: 'url-caption', stages: [{ name: 'pass', check: (p) => keep(p.caption) }] });
+  assert.equal(result.input, 6);
+  assert.equal(result.kept, 2);
+  const reasons = fs.readFileSync(result.files.rejects, 'utf8').trim().split('\n').map((l) => JSON.parse(l).reason);
+  assert.deepEqual(reasons.map((r: string) => r.split(' ')[0]), ['input:invalid-utf8', 'input:nul-byte', 'input:too-long', 'input:expected']);
+});

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { readTsv } from '../data/tsv';
 import { overlap } from '../filters/overlap';
 import { loadTagsFile, runPipeline } from '../filters/pipeline';
-import { PRESETS, STAGE_NAMES, StageName, buildStages } from '../filters/presets';
+import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from '../filters/presets';
 import { Vocabulary } from '../filters/text';
 import { terminalProgress } from '../report/progress';
 import { formatTable } from '../report/table';
@@ -34,8 +34,17 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
   const tagsFile = flags.tags ?? (fs.existsSync(besideInput) ? besideInput : undefined);
   const needsVocabulary = (!only || only.includes('text')) && preset.text.minWordFrequency !== null;
   const started = Date.now();
-  const vocabulary = needsVocabulary ? await Vocabulary.fromCaptionsAsync(captionsOf(flags.in)) : undefined;
-  const { stages, datasetStages } = buildStages(preset, { vocabulary, only, nsfw: flags.nsfw });
+  let vocabularyPairs = 0;
+  const counted = async function* () {
+    for await (const caption of captionsOf(flags.in)) {
+      vocabularyPairs++;
+      yield caption;
+    }
+  };
+  const vocabulary = needsVocabulary ? await Vocabulary.fromCaptionsAsync(counted()) : undefined;
+  const buildOptions = { vocabulary, vocabularyPairs, only, nsfw: flags.nsfw };
+  const { stages, datasetStages } = buildStages(preset, buildOptions);
+  const rareWords = textOptionsFor(preset, buildOptions).minWordFrequency;
   const progress = terminalProgress();
   try {
     const result = await runPipeline({
@@ -51,6 +60,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
     progress.stop();
     const rows = result.funnel.rows().filter((s) => s.in > 0 || s.stage !== 'read');
     console.log(`${preset.name} pipeline over ${flags.in}${tagsFile ? ` (tags: ${tagsFile})` : ''}${flags.nsfw ? '' : ' (pornography detector off)'}`);
+    if (rareWords !== null && needsVocabulary) console.log(`rare-word threshold ${rareWords} (paper: ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs, scaled to ${vocabularyPairs.toLocaleString('en')})`);
     console.log(
       formatTable(
         ['stage', 'in', 'out', 'kept %', 'top rejection reasons'],

@@ -59,6 +59,18 @@ export interface PipelineResult {
 
 const READ_STAGE = 'read';
 
+/** Longest caption or URL the pipeline accepts (real alt-text is far shorter; a 10 MB line is garbage). */
+export const MAX_FIELD_CHARS = 64 * 1024;
+
+/** Why a readable TSV row is still unusable input, or undefined when it is fine. */
+export function inputProblem(url: string, caption: string): string | undefined {
+  if (url.length > MAX_FIELD_CHARS || caption.length > MAX_FIELD_CHARS) return 'input:too-long';
+  if (url.includes('\0') || caption.includes('\0')) return 'input:nul-byte';
+  // the TSV reader decodes invalid UTF-8 to U+FFFD; real captions practically never contain it
+  if (caption.includes('\uFFFD') || url.includes('\uFFFD')) return 'input:invalid-utf8';
+  return undefined;
+}
+
 /** Loads `{url, tags}` JSON lines (the world's web/truth.jsonl has this shape) into a lookup. */
 export function loadTagsFile(file: string): (url: string) => string[] | undefined {
   const tags = new Map<string, string[]>();
@@ -157,8 +169,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       bytesSeen += item.text.length + 1;
       continue;
     }
-    funnel.passed(READ_STAGE);
     bytesSeen += item.url.length + item.caption.length + 2;
+    const problem = inputProblem(item.url, item.caption);
+    if (problem) {
+      recordReject(item.line, item.url.slice(0, 200), READ_STAGE, problem);
+      continue;
+    }
+    funnel.passed(READ_STAGE);
     const pair: CandidatePair = { id: String(item.line), url: item.url, caption: item.caption, tags: options.tags?.(item.url) };
     inFlight.push(runStages(pair, item.line).then((result) => ({ pair: result, line: item.line })));
     if (inFlight.length >= concurrency) await emit(await inFlight.shift()!);

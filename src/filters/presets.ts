@@ -29,16 +29,28 @@ export interface PipelinePreset {
   transform: 'hypernymise' | 'person-placeholder';
   /** CC3M §3: keep a pair only if each of its concepts occurs ≥ threshold times (100 at 3.3M pairs, scaled to the kept set). */
   conceptPruning: { threshold: number; atPairs: number } | null;
+  /**
+   * The corpus size at which the text filter's rare-word threshold holds. The papers count words
+   * over billions of candidates; applied unchanged to a 5k-pair world, "seen ≥ 20 times" would
+   * reject nearly every long-tail noun. So the threshold scales with the corpus the vocabulary is
+   * built from: max(2, round(threshold × pairs / atPairs)) — never below 2, so words seen once
+   * stay rare. cckit's reading; set `scaleRareWords: false` in buildStages to use it unchanged.
+   */
+  rareWordsAtPairs: number;
 }
 
 export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
-  cc3m: { name: 'cc3m', text: CC3M_TEXT_FILTER, image: CC3M_IMAGE_FILTER, transform: 'hypernymise', conceptPruning: { threshold: 100, atPairs: 3_318_333 } },
-  cc12m: { name: 'cc12m', text: CC12M_TEXT_FILTER, image: CC12M_IMAGE_FILTER, transform: 'person-placeholder', conceptPruning: null },
+  cc3m: { name: 'cc3m', text: CC3M_TEXT_FILTER, image: CC3M_IMAGE_FILTER, transform: 'hypernymise', conceptPruning: { threshold: 100, atPairs: 3_318_333 }, rareWordsAtPairs: 3_318_333 },
+  cc12m: { name: 'cc12m', text: CC12M_TEXT_FILTER, image: CC12M_IMAGE_FILTER, transform: 'person-placeholder', conceptPruning: null, rareWordsAtPairs: 12_423_374 },
 };
 
 export interface StageBuildOptions {
   /** Corpus vocabulary for the rare-word checks (built from the input by the caller). */
   vocabulary?: Vocabulary;
+  /** Captions the vocabulary was counted over (for scaling the rare-word threshold). */
+  vocabularyPairs?: number;
+  /** Scale the rare-word threshold with the corpus size (default true; see PipelinePreset.rareWordsAtPairs). */
+  scaleRareWords?: boolean;
   /** Run only these stages (default all). */
   only?: readonly StageName[];
   /** Turn the pornography detector off (faster runs; the funnel notes it in the stage name). */
@@ -60,12 +72,24 @@ class ScaledConceptPruner implements DatasetStage {
   }
 }
 
+/** max(2, round(threshold × pairs / atPairs)): the paper's threshold at the corpus size in hand. */
+export function scaledWordFrequency(threshold: number, pairs: number, atPairs: number): number {
+  return Math.max(2, Math.round((threshold * pairs) / atPairs));
+}
+
+/** The preset's text options with the rare-word threshold scaled to the vocabulary's corpus. */
+export function textOptionsFor(preset: PipelinePreset, options: StageBuildOptions): Readonly<TextFilterOptions> {
+  const threshold = preset.text.minWordFrequency;
+  if (threshold === null || options.scaleRareWords === false || options.vocabularyPairs === undefined) return preset.text;
+  return { ...preset.text, minWordFrequency: scaledWordFrequency(threshold, options.vocabularyPairs, preset.rareWordsAtPairs) };
+}
+
 /** The preset's stages, in order. */
 export function buildStages(preset: PipelinePreset, options: StageBuildOptions = {}): { stages: PairStage[]; datasetStages: DatasetStage[] } {
   const wanted = (name: StageName) => !options.only || options.only.includes(name);
   const stages: PairStage[] = [];
   if (wanted('text')) {
-    const text = new TextFilter(preset.text, options.vocabulary);
+    const text = new TextFilter(textOptionsFor(preset, options), options.vocabulary);
     stages.push({ name: 'text', check: (pair) => text.check(pair.caption) });
   }
   if (wanted('image-text')) stages.push({ name: 'image-text', check: (pair) => checkImageText(pair.caption, pair.tags) });

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { after, test } from 'node:test';
+import { loadTagsFile, runPipeline } from '../src/filters/pipeline';
+import { PRESETS, buildStages } from '../src/filters/presets';
+import { Vocabulary } from '../src/filters/text';
+import { buildWorld } from '../src/world/build';
+import { runCli } from './helpers';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-presets-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const sizes = { web: 400, 'coco-train': 0, 'coco-val': 0, 'nocaps-val': 0, 'nocaps-test': 0, flickr: 0, narratives: 0 };
+
+test('both presets over a small world: funnel invariant, CC3M stricter, CC12M keeps raw text with <PERSON>', async () => {
+  const world = path.join(dir, 'world');
+  await buildWorld({ seed: 4, out: world, sizes });
+  const input = path.join(world, 'web/cc12m.tsv');
+  const captions = fs.readFileSync(input, 'utf8').trim().split('\n').map((l) => l.split('\t')[1]);
+  const truth = fs.readFileSync(path.join(world, 'web/truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const results: Record<string, Awaited<ReturnType<typeof runPipeline>>> = {};
+  for (const name of ['cc3m', 'cc12m'] as const) {
+    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: Vocabulary.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false });
+    results[name] = await runPipeline({ input, out: path.join(dir, name), stages, datasetStages, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')), label: name });
+    const r = results[name];
+    assert.equal(r.input, 400);
+    assert.equal(r.kept + r.funnel.rejectedTotal, 400, `${name}: every row kept or rejected`);
+    const rejectedLines = fs.readFileSync(r.files.rejects, 'utf8').trim().split('\n').length;
+    assert.equal(rejectedLines, r.funnel.rejectedTotal);
+  }
+  assert.ok(results.cc3m.kept < results.cc12m.kept, `cc3m kept ${results.cc3m.kept}, cc12m ${results.cc12m.kept}`);
+  assert.ok(results.cc12m.kept > 0);
+  // CC12M: kept captions whose source named a person now say <PERSON> instead
+  const kept = fs.readFileSync(results.cc12m.files.kept, 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const byUrl = new Map(truth.map((t: { url: string }) => [t.url, t]));
+  let withPerson = 0;
+  for (const [url, caption] of kept) {
+    const t = byUrl.get(url) as unknown as { persons: { name: string }[] };
+    for (const person of t.persons) {
+      withPerson++;
+      assert.ok(!caption.toLowerCase().includes(person.name.toLowerCase()), `${caption} still names ${person.name}`);
+      assert.ok(caption.includes('<PERSON>'), caption);
+    }
+  }
+  assert.ok(withPerson > 0, 'some kept captions named a person');
+  // the image stage saw real image bytes: PNG/GIF/small/wide web images were rejected
+  const imageStage = results.cc12m.funnel.rows().find((s) => s.stage === 'image')!;
+  assert.ok(Object.keys(imageStage.rejected).some((r) => r.startsWith('image:format')), JSON.stringify(imageStage.rejected));
+});
+
+test('cckit filter runs a preset from the command line and prints the funnel', () => {
+  const input = path.join(dir, 'world/web/cc12m.tsv');
+  const run = runCli(['filter', '--preset', 'cc12m', '--in', input, '--out', path.join(dir, 'cli'), '--no-nsfw', '--stages', 'text,image-text,transform']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /cc12m pipeline over/);
+  assert.match(run.stdout, /image-text\s+\d+\s+\d+/);
+  assert.ok(fs.existsSync(path.join(dir, 'cli/funnel.jsonl')));
+  const bad = runCli(['filter', '--preset', 'cc99', '--in', input, '--out', path.join(dir, 'x')]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--preset: "cc99"/);
+});
