@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { readTsv } from '../data/tsv';
+import { readTsv, TsvLayout } from '../data/tsv';
 import { overlap } from '../filters/overlap';
 import { loadTagsFile, runPipeline } from '../filters/pipeline';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from '../filters/presets';
@@ -17,16 +17,19 @@ export interface FilterFlags {
   tags?: string;
   nsfw: boolean;
   concurrency: string;
+  layout: string;
 }
 
-async function* captionsOf(file: string): AsyncGenerator<string> {
-  for await (const row of readTsv(file, { malformed: 'reject' })) if ('caption' in row) yield row.caption;
+async function* captionsOf(file: string, layout: TsvLayout | 'auto'): AsyncGenerator<string> {
+  for await (const row of readTsv(file, { malformed: 'reject', layout })) if ('caption' in row) yield row.caption;
 }
 
 export async function runFilter(flags: FilterFlags): Promise<void> {
   const preset = PRESETS[flags.preset as 'cc3m' | 'cc12m'];
   if (!preset) throw new Error(`--preset: "${flags.preset}" is not cc3m or cc12m`);
   if (!fs.existsSync(flags.in)) throw new Error(`--in: ${flags.in}: no such file`);
+  if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
+  const layout = flags.layout as TsvLayout | 'auto';
   const only = flags.stages?.split(',').map((s) => s.trim()) as StageName[] | undefined;
   for (const stage of only ?? []) if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`--stages: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
   // the world writes vision tags beside its TSVs; real data passes --tags
@@ -36,7 +39,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
   const started = Date.now();
   let vocabularyPairs = 0;
   const counted = async function* () {
-    for await (const caption of captionsOf(flags.in)) {
+    for await (const caption of captionsOf(flags.in, layout)) {
       vocabularyPairs++;
       yield caption;
     }
@@ -50,6 +53,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
     const result = await runPipeline({
       input: flags.in,
       out: flags.out,
+      layout,
       stages,
       datasetStages,
       tags: tagsFile ? loadTagsFile(tagsFile) : undefined,

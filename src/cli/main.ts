@@ -75,6 +75,7 @@ export function buildProgram(): Command {
     .option('--tags <file>', 'vision labels as JSON lines {url, tags} (default: truth.jsonl beside the input, as the world writes)')
     .option('--no-nsfw', 'skip the pornography detector (faster)')
     .option('--concurrency <n>', 'pairs in flight at once', '8')
+    .option('--layout <layout>', 'TSV column order: auto (from URL-looking column), caption-url (CC3M) or url-caption (CC12M)', 'auto')
     .action(runFilter);
 
   program
