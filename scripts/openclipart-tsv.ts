@@ -7,7 +7,7 @@
  *
  *   apt-get install openclipart-svg
  *   node --import tsx scripts/openclipart-tsv.ts OUT_DIR [LIMIT]
- *   npx cckit filter --preset cc3m --in OUT_DIR/openclipart.tsv --out OUT_DIR/cc3m
+ *   npx cckit filter --preset cc3m --layout caption-url --in OUT_DIR/openclipart.tsv --out OUT_DIR/cc3m
  */
 import * as fs from 'fs';
 import * as path from 'path';
