@@ -31,6 +31,15 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
     assert.equal(rejectedLines, r.funnel.rejectedTotal);
   }
   assert.ok(results.cc3m.kept < results.cc12m.kept, `cc3m kept ${results.cc3m.kept}, cc12m ${results.cc12m.kept}`);
+  // the text and image–text stages on worker threads give the same files as in-process
+  const pooledBuild = buildStages(PRESETS.cc12m, { vocabulary: Vocabulary.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, workers: 2 });
+  try {
+    const pooled = await runPipeline({ input, out: path.join(dir, 'cc12m-pooled'), ...pooledBuild, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')) });
+    assert.equal(fs.readFileSync(pooled.files.kept, 'utf8'), fs.readFileSync(results.cc12m.files.kept, 'utf8'));
+    assert.equal(fs.readFileSync(pooled.files.funnel, 'utf8'), fs.readFileSync(results.cc12m.files.funnel, 'utf8'));
+  } finally {
+    await pooledBuild.close();
+  }
   assert.ok(results.cc12m.kept > 0);
   // CC12M: kept captions whose source named a person now say <PERSON> instead
   const kept = fs.readFileSync(results.cc12m.files.kept, 'utf8').trim().split('\n').map((l) => l.split('\t'));

@@ -18,6 +18,7 @@ export interface FilterFlags {
   nsfw: boolean;
   concurrency: string;
   layout: string;
+  workers: string;
 }
 
 async function* captionsOf(file: string, layout: TsvLayout | 'auto'): AsyncGenerator<string> {
@@ -45,8 +46,9 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
     }
   };
   const vocabulary = needsVocabulary ? await Vocabulary.fromCaptionsAsync(counted()) : undefined;
-  const buildOptions = { vocabulary, vocabularyPairs, only, nsfw: flags.nsfw };
-  const { stages, datasetStages } = buildStages(preset, buildOptions);
+  const workers = parseWholeNumber('--workers', flags.workers);
+  const buildOptions = { vocabulary, vocabularyPairs, only, nsfw: flags.nsfw, workers };
+  const { stages, datasetStages, pooled, close } = buildStages(preset, buildOptions);
   const rareWords = textOptionsFor(preset, buildOptions).minWordFrequency;
   const progress = terminalProgress();
   try {
@@ -56,6 +58,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       layout,
       stages,
       datasetStages,
+      pooled,
       tags: tagsFile ? loadTagsFile(tagsFile) : undefined,
       concurrency: parseWholeNumber('--concurrency', flags.concurrency),
       progress,
@@ -80,6 +83,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
     console.log(`\n${result.input} rows: ${result.kept} kept, ${result.funnel.rejectedTotal} rejected (${((Date.now() - started) / 1000).toFixed(1)} s); files in ${flags.out}`);
   } finally {
     progress.stop();
+    await close();
   }
 }
 

@@ -1,5 +1,6 @@
 /** The `cckit` command line: one sub-command per job, each with --help. */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_ROOT } from '../paths';
@@ -76,6 +77,7 @@ export function buildProgram(): Command {
     .option('--no-nsfw', 'skip the pornography detector (faster)')
     .option('--concurrency <n>', 'pairs in flight at once', '8')
     .option('--layout <layout>', 'TSV column order: auto (from URL-looking column), caption-url (CC3M) or url-caption (CC12M)', 'auto')
+    .option('--workers <n>', 'worker threads for the text and image–text stages (0: main thread)', String(Math.max(1, Math.min(os.availableParallelism?.() ?? os.cpus().length, 8))))
     .action(runFilter);
 
   program

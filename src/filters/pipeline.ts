@@ -33,7 +33,18 @@ export interface DatasetStage {
   check(caption: string): Verdict;
 }
 
+/** Cheap stages run on worker threads over batches of pairs, before the in-process stages. */
+export interface PooledStages {
+  names: readonly string[];
+  run(batch: { caption: string; tags?: string[] }[]): Promise<{ rejectedAt: number; reason?: string; caption: string }[]>;
+  batchSize: number;
+  /** Batches in flight at once. */
+  depth: number;
+}
+
 export interface PipelineOptions {
+  /** Stages run first, on worker threads (see presets.ts); their names come first in the funnel. */
+  pooled?: PooledStages;
   input: string;
   out: string;
   stages: readonly PairStage[];
@@ -93,7 +104,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const progress = options.progress ?? silentProgress;
   const images = options.images ?? new ImageSource();
   const datasetStages = options.datasetStages ?? [];
-  const funnel = new Funnel([READ_STAGE, ...options.stages.map((s) => s.name), ...datasetStages.map((s) => s.name)]);
+  const pooledNames = options.pooled?.names ?? [];
+  const funnel = new Funnel([READ_STAGE, ...pooledNames, ...options.stages.map((s) => s.name), ...datasetStages.map((s) => s.name)]);
   fs.mkdirSync(options.out, { recursive: true });
   const files = {
     kept: path.join(options.out, 'kept.tsv'),
@@ -160,6 +172,42 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
   };
 
+  const startStages = async (pair: CandidatePair, line: number) => {
+    inFlight.push(runStages(pair, line).then((result) => ({ pair: result, line })));
+    if (inFlight.length >= concurrency) await emit(await inFlight.shift()!);
+  };
+
+  // pooled stages: batches go to the workers; their results are accounted in input order
+  type Entry = { pair: CandidatePair; line: number };
+  let batch: Entry[] = [];
+  const batches: Promise<{ entries: Entry[]; results: Awaited<ReturnType<PooledStages['run']>> }>[] = [];
+  const drainBatch = async (pending: (typeof batches)[number]) => {
+    const { entries, results } = await pending;
+    for (let i = 0; i < entries.length; i++) {
+      const { pair, line } = entries[i];
+      const result = results[i];
+      const passedStages = result.rejectedAt < 0 ? pooledNames.length : result.rejectedAt;
+      for (let s = 0; s < passedStages; s++) {
+        funnel.entered(pooledNames[s]);
+        funnel.passed(pooledNames[s]);
+      }
+      if (result.rejectedAt >= 0) {
+        funnel.entered(pooledNames[result.rejectedAt]);
+        recordReject(line, pair.url, pooledNames[result.rejectedAt], result.reason ?? 'rejected');
+        continue;
+      }
+      pair.caption = result.caption;
+      await startStages(pair, line);
+    }
+  };
+  const sendBatch = async () => {
+    if (!options.pooled || batch.length === 0) return;
+    const entries = batch;
+    batch = [];
+    batches.push(options.pooled.run(entries.map((e) => ({ caption: e.pair.caption, tags: e.pair.tags }))).then((results) => ({ entries, results })));
+    if (batches.length >= options.pooled.depth) await drainBatch(batches.shift()!);
+  };
+
   for await (const item of readTsv(options.input, { layout, malformed: 'reject' })) {
     input++;
     funnel.input++;
@@ -177,10 +225,14 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
     funnel.passed(READ_STAGE);
     const pair: CandidatePair = { id: String(item.line), url: item.url, caption: item.caption, tags: options.tags?.(item.url) };
-    inFlight.push(runStages(pair, item.line).then((result) => ({ pair: result, line: item.line })));
-    if (inFlight.length >= concurrency) await emit(await inFlight.shift()!);
+    if (options.pooled) {
+      batch.push({ pair, line: item.line });
+      if (batch.length >= options.pooled.batchSize) await sendBatch();
+    } else await startStages(pair, item.line);
     if (input % 1000 === 0) progress('filter', Math.min(bytesSeen, totalBytes), totalBytes);
   }
+  await sendBatch();
+  while (batches.length > 0) await drainBatch(batches.shift()!);
   while (inFlight.length > 0) await emit(await inFlight.shift()!);
   progress('filter', totalBytes, totalBytes);
 

@@ -14,7 +14,10 @@
 import { CC12M_IMAGE_FILTER, CC3M_IMAGE_FILTER, ImageFilter, ImageFilterOptions } from './image';
 import { checkImageText } from './image-text';
 import { replacePersons } from './persons';
-import { DatasetStage, PairStage } from './pipeline';
+import * as path from 'path';
+import { WorkerPool } from '../util/worker-pool';
+import { DatasetStage, PairStage, PooledStages } from './pipeline';
+import type { PairTaskOptions, PooledResult } from './text-task';
 import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TextFilter, TextFilterOptions, Vocabulary } from './text';
 import { Cc3mTransform, ConceptCounter, scaledThreshold } from './transform';
 import { Verdict, keep } from './types';
@@ -51,6 +54,8 @@ export interface StageBuildOptions {
   vocabularyPairs?: number;
   /** Scale the rare-word threshold with the corpus size (default true; see PipelinePreset.rareWordsAtPairs). */
   scaleRareWords?: boolean;
+  /** Run the text and image–text stages on this many worker threads (0: in this thread). */
+  workers?: number;
   /** Run only these stages (default all). */
   only?: readonly StageName[];
   /** Turn the pornography detector off (faster runs; the funnel notes it in the stage name). */
@@ -85,14 +90,35 @@ export function textOptionsFor(preset: PipelinePreset, options: StageBuildOption
 }
 
 /** The preset's stages, in order. */
-export function buildStages(preset: PipelinePreset, options: StageBuildOptions = {}): { stages: PairStage[]; datasetStages: DatasetStage[] } {
+export function buildStages(
+  preset: PipelinePreset,
+  options: StageBuildOptions = {},
+): { stages: PairStage[]; datasetStages: DatasetStage[]; pooled?: PooledStages; close(): Promise<void> } {
   const wanted = (name: StageName) => !options.only || options.only.includes(name);
   const stages: PairStage[] = [];
-  if (wanted('text')) {
+  let pool: WorkerPool<{ caption: string; tags?: string[] }, PooledResult> | undefined;
+  let pooled: PooledStages | undefined;
+  if ((options.workers ?? 0) > 0 && (wanted('text') || wanted('image-text'))) {
+    const taskOptions: PairTaskOptions = {
+      text: wanted('text') ? { ...textOptionsFor(preset, options) } : null,
+      vocabulary: options.vocabulary?.toFrequencyText(),
+      imageText: wanted('image-text'),
+    };
+    const modulePath = path.join(__dirname, `text-task${path.extname(__filename)}`);
+    const workerPool = new WorkerPool<{ caption: string; tags?: string[] }, PooledResult>(modulePath, 'pairTask', taskOptions, options.workers);
+    pool = workerPool;
+    pooled = {
+      names: (['text', 'image-text'] as const).filter(wanted),
+      run: (batch) => workerPool.run(batch),
+      batchSize: 500,
+      depth: 2 * workerPool.size,
+    };
+  }
+  if (wanted('text') && !pooled) {
     const text = new TextFilter(textOptionsFor(preset, options), options.vocabulary);
     stages.push({ name: 'text', check: (pair) => text.check(pair.caption) });
   }
-  if (wanted('image-text')) stages.push({ name: 'image-text', check: (pair) => checkImageText(pair.caption, pair.tags) });
+  if (wanted('image-text') && !pooled) stages.push({ name: 'image-text', check: (pair) => checkImageText(pair.caption, pair.tags) });
   if (wanted('image')) {
     const image = new ImageFilter({ nsfw: options.nsfw ?? preset.image.nsfw }, preset.image);
     stages.push({ name: 'image', needsImage: true, check: (pair) => image.verdict(pair) });
@@ -105,5 +131,5 @@ export function buildStages(preset: PipelinePreset, options: StageBuildOptions =
   }
   const datasetStages: DatasetStage[] = [];
   if (wanted('prune') && preset.conceptPruning) datasetStages.push(new ScaledConceptPruner(preset.conceptPruning));
-  return { stages, datasetStages };
+  return { stages, datasetStages, pooled, close: async () => pool?.close() };
 }

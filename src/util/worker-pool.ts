@@ -4,7 +4,7 @@
  * `require(modulePath)[factory](options)` once and applies the returned function to every batch,
  * so heavy state (an NLP model, a WordNet index) is built once per thread.
  *
- * Works from the build (dist/*.js) and from sources under tsx (workers get `--import tsx`).
+ * Works from the build (dist/*.js) and from sources under tsx (workers then register tsx's CommonJS hook).
  */
 import * as os from 'os';
 import * as path from 'path';
@@ -19,6 +19,7 @@ interface Job<R> {
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('worker_threads');
+if (workerData.fromSources) require('tsx/cjs');
 const run = require(workerData.modulePath)[workerData.factory](workerData.options);
 parentPort.on('message', ({ id, batch }) => {
   try { parentPort.postMessage({ id, results: run(batch) }); }
@@ -37,8 +38,7 @@ export class WorkerPool<I, R> {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { modulePath, factory, options },
-        execArgv: fromSources ? ['--import', 'tsx'] : [],
+        workerData: { modulePath, factory, options, fromSources },
       });
       worker.on('message', ({ id, results, error }: { id: number; results?: R[]; error?: string }) => {
         const job = this.pending.get(id);
