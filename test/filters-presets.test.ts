@@ -70,3 +70,17 @@ test('cckit filter runs a preset from the command line and prints the funnel', (
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /--preset: "cc99"/);
 });
+
+test('the pipeline reads webdataset shards too: images and tags come from the samples', async () => {
+  const world = path.join(dir, 'rendered');
+  await buildWorld({ seed: 9, out: world, sizes: { ...sizes, web: 30 }, render: true, samplesPerShard: 10 });
+  const { stages, datasetStages } = buildStages(PRESETS.cc12m, { nsfw: false, only: ['image-text', 'image', 'transform'] });
+  const result = await runPipeline({ input: path.join(world, 'shards/web'), out: path.join(dir, 'from-shards'), stages, datasetStages });
+  assert.equal(result.input, 30);
+  assert.equal(result.kept + result.funnel.rejectedTotal, 30);
+  const imageStage = result.funnel.rows().find((s) => s.stage === 'image')!;
+  assert.ok(imageStage.in > 0 && imageStage.out > 0);
+  assert.ok(!Object.keys(imageStage.rejected).some((r) => r.startsWith('download')), 'no image was fetched: the shard held it');
+  const kept = fs.readFileSync(result.files.kept, 'utf8').trim().split('\n');
+  assert.ok(kept.every((line) => line.startsWith('world://9/web/')), 'kept pairs keep their source URL');
+});

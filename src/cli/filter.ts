@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readTsv, TsvLayout } from '../data/tsv';
+import { readSamples } from '../data/webdataset';
 import { overlap } from '../filters/overlap';
 import { loadTagsFile, runPipeline } from '../filters/pipeline';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from '../filters/presets';
@@ -21,8 +22,12 @@ export interface FilterFlags {
   workers: string;
 }
 
-async function* captionsOf(file: string, layout: TsvLayout | 'auto'): AsyncGenerator<string> {
-  for await (const row of readTsv(file, { malformed: 'reject', layout })) if ('caption' in row) yield row.caption;
+async function* captionsOf(source: string, layout: TsvLayout | 'auto'): AsyncGenerator<string> {
+  if (fs.statSync(source).isDirectory()) {
+    for await (const sample of readSamples(source)) yield sample.caption;
+    return;
+  }
+  for await (const row of readTsv(source, { malformed: 'reject', layout })) if ('caption' in row) yield row.caption;
 }
 
 export async function runFilter(flags: FilterFlags): Promise<void> {

@@ -70,7 +70,7 @@ export function buildProgram(): Command {
     .command('filter')
     .description('run the CC3M or CC12M filtering pipeline over a TSV; writes kept pairs, rejects with reasons, and the funnel')
     .option('-p, --preset <name>', 'cc3m or cc12m', 'cc12m')
-    .requiredOption('-i, --in <file>', 'CC3M/CC12M-style TSV (the world: OUT/web/cc12m.tsv)')
+    .requiredOption('-i, --in <source>', 'CC3M/CC12M-style TSV (the world: OUT/web/cc12m.tsv), or a folder of webdataset shards / img2dataset output')
     .requiredOption('-o, --out <dir>', 'output folder')
     .option('--stages <list>', 'run only these stages: text,image-text,image,transform,prune')
     .option('--tags <file>', 'vision labels as JSON lines {url, tags} (default: truth.jsonl beside the input, as the world writes)')

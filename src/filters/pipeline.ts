@@ -13,6 +13,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject, temporaryPath } from '../data/tsv';
+import { ShardSample, decodeSample, readImg2dataset } from '../data/webdataset';
 import { Progress, silentProgress } from '../report/progress';
 import { Funnel } from './funnel';
 import { ImageSource } from './images';
@@ -99,6 +100,35 @@ export function loadTagsFile(file: string): (url: string) => string[] | undefine
   return (url) => tags.get(url);
 }
 
+type InputItem =
+  | { line: number; url: string; reject: string; bytes: number }
+  | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; bytes: number };
+
+/** Rows of a TSV, or samples of a shard folder / img2dataset output (images and tags included). */
+async function* inputItems(input: string, layout: TsvLayout): AsyncGenerator<InputItem> {
+  if (!fs.statSync(input).isDirectory()) {
+    for await (const item of readTsv(input, { layout, malformed: 'reject' })) {
+      if (isReject(item)) yield { line: item.line, url: '', reject: `input:${item.reject}`, bytes: item.text.length + 1 };
+      else yield { line: item.line, url: item.url, caption: item.caption, bytes: item.url.length + item.caption.length + 2 };
+    }
+    return;
+  }
+  let index = 0;
+  for await (const raw of readImg2dataset(input)) {
+    index++;
+    let sample: ShardSample;
+    try {
+      sample = decodeSample(raw);
+    } catch (err) {
+      yield { line: index, url: raw.key, reject: `input:${(err as Error).message.split(': ').slice(-1)[0]}`, bytes: 0 };
+      continue;
+    }
+    const url = typeof sample.json.url === 'string' ? sample.json.url : `${raw.source}#${sample.key}`;
+    const tags = Array.isArray(sample.json.tags) ? sample.json.tags.map(String) : undefined;
+    yield { line: index, url, caption: sample.caption, image: sample.image, tags, bytes: 0 };
+  }
+}
+
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const started = Date.now();
   const progress = options.progress ?? silentProgress;
@@ -113,8 +143,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     funnel: path.join(options.out, 'funnel.jsonl'),
     summary: path.join(options.out, 'summary.json'),
   };
-  const layout = !options.layout || options.layout === 'auto' ? await detectTsvLayout(options.input) : options.layout;
-  const totalBytes = fs.statSync(options.input).size;
+  const folderInput = fs.statSync(options.input).isDirectory();
+  // shard folders are written out as CC12M-style TSV (url<TAB>caption)
+  const layout = folderInput ? 'url-caption' : !options.layout || options.layout === 'auto' ? await detectTsvLayout(options.input) : options.layout;
+  const totalBytes = folderInput ? 0 : fs.statSync(options.input).size;
 
   const rejectsTemporary = temporaryPath(files.rejects);
   const rejects = fs.createWriteStream(rejectsTemporary);
@@ -132,7 +164,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     let fetched = false;
     for (const stage of options.stages) {
       funnel.entered(stage.name);
-      if (stage.needsImage && !fetched) {
+      if (stage.needsImage && !fetched && !pair.image) {
         fetched = true;
         const image = await images.fetch(pair.url);
         if (!image.ok) {
@@ -208,23 +240,22 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     if (batches.length >= options.pooled.depth) await drainBatch(batches.shift()!);
   };
 
-  for await (const item of readTsv(options.input, { layout, malformed: 'reject' })) {
+  for await (const item of inputItems(options.input, layout)) {
     input++;
     funnel.input++;
     funnel.entered(READ_STAGE);
-    if (isReject(item)) {
-      recordReject(item.line, '', READ_STAGE, `input:${item.reject}`);
-      bytesSeen += item.text.length + 1;
+    bytesSeen += item.bytes;
+    if ('reject' in item) {
+      recordReject(item.line, item.url, READ_STAGE, item.reject);
       continue;
     }
-    bytesSeen += item.url.length + item.caption.length + 2;
     const problem = inputProblem(item.url, item.caption);
     if (problem) {
       recordReject(item.line, item.url.slice(0, 200), READ_STAGE, problem);
       continue;
     }
     funnel.passed(READ_STAGE);
-    const pair: CandidatePair = { id: String(item.line), url: item.url, caption: item.caption, tags: options.tags?.(item.url) };
+    const pair: CandidatePair = { id: String(item.line), url: item.url, caption: item.caption, tags: options.tags?.(item.url) ?? item.tags, image: item.image };
     if (options.pooled) {
       batch.push({ pair, line: item.line });
       if (batch.length >= options.pooled.batchSize) await sendBatch();
