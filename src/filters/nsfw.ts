@@ -8,9 +8,10 @@
  *   (`nsfwjs/dist/models/…/*.min.js`, topology + base64 weights); `load(modelName)` reads
  *   them through `require`, so nothing is fetched. The wasm backend's `.wasm` binaries are read
  *   from `@tensorflow/tfjs-backend-wasm/dist` on disk (`setWasmPaths` with that folder).
- * - Backend: the first of `tensorflow` (native, `@tensorflow/tfjs-node`, an optional package that
- *   is not a dependency), `wasm`, `cpu` that loads. The choice is tfjs-global: it applies to
- *   every tfjs user in the process.
+ * - Backend: chosen by `initBackend` (src/train/backend.ts), the first of `tensorflow` (native,
+ *   the optional `@tensorflow/tfjs-node-gpu` / `@tensorflow/tfjs-node`), `wasm`, `cpu` that loads,
+ *   or the one `CCKIT_BACKEND` names. The choice is tfjs-global: it applies to every tfjs user in
+ *   the process.
  * - Lazy: nothing of tfjs or NSFWJS is loaded until `NsfwDetector.load` (or `sharedNsfwDetector`)
  *   is called; the image filter calls it for the first image that passes the cheap checks.
  * - Model: MobileNetV2Mid (NSFWJS's mid-sized graph model) by default. Measured on the world's
@@ -24,9 +25,9 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import type { NSFWJS } from 'nsfwjs';
-import * as path from 'path';
+import { initBackend, loadTf, type BackendName } from '../train/backend';
 
-export type NsfwBackend = 'tensorflow' | 'wasm' | 'cpu';
+export type NsfwBackend = BackendName;
 export type NsfwModelName = 'MobileNetV2' | 'MobileNetV2Mid' | 'InceptionV3';
 export type NsfwClass = 'Drawing' | 'Hentai' | 'Neutral' | 'Porn' | 'Sexy';
 
@@ -66,33 +67,6 @@ export interface NsfwStats {
 
 type Tfjs = typeof TF;
 
-function loadTf(): Tfjs {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('@tensorflow/tfjs') as Tfjs;
-}
-
-/** Makes one backend current; false when it cannot be loaded here. */
-async function trySetBackend(tf: Tfjs, backend: NsfwBackend): Promise<boolean> {
-  try {
-    if (backend === 'tensorflow') {
-      // optional native backend: registers "tensorflow" when installed
-      const nativeName = '@tensorflow/tfjs-node';
-      require(nativeName);
-    } else if (backend === 'wasm') {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const wasm = require('@tensorflow/tfjs-backend-wasm') as typeof import('@tensorflow/tfjs-backend-wasm');
-      // read the .wasm binaries from the package on disk instead of a CDN
-      const dist = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
-      wasm.setWasmPaths(dist + path.sep);
-    }
-    if (!(await tf.setBackend(backend))) return false;
-    await tf.ready();
-    return tf.getBackend() === backend;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Starts `fn` with console.info silenced: NSFWJS logs an advertisement synchronously when `load`
  * is called. console.info is restored before the returned promise is awaited, so nothing else in
@@ -130,15 +104,12 @@ export class NsfwDetector {
   static async load(options: NsfwDetectorOptions = {}): Promise<NsfwDetector> {
     const start = performance.now();
     const tf = loadTf();
-    const tried = options.backends ?? ['tensorflow', 'wasm', 'cpu'];
-    let backend: NsfwBackend | undefined;
-    for (const b of tried) {
-      if (await trySetBackend(tf, b)) {
-        backend = b;
-        break;
-      }
+    let backend: NsfwBackend;
+    try {
+      backend = (await initBackend({ order: options.backends })).name;
+    } catch (e) {
+      throw new Error(`nsfw: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (backend === undefined) throw new Error(`nsfw: no TensorFlow.js backend could be loaded (tried ${tried.join(', ')})`);
     const modelName = options.model ?? DEFAULT_NSFW_MODEL;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nsfwjs = require('nsfwjs') as typeof import('nsfwjs');
