@@ -4,7 +4,7 @@
  * tfjs-backend-wasm's own BatchMatMul ("before") and with cckit's wrapper that transposes the
  * operand explicitly ("after", src/train/wasm-kernels.ts). Medians of several timed runs.
  *
- * Run: npx tsx bench/matmul.ts [M K N] [runs]
+ * Run: npm run bench:matmul -- [M K N] [runs]   (or npx tsx bench/matmul.ts …)
  */
 import * as tf from '@tensorflow/tfjs';
 import { initBackend, BACKEND_ENV_VAR } from '../src/train/backend';
