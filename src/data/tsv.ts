@@ -220,7 +220,7 @@ export function readTsv(file: string, options: ReadTsvOptions & { malformed: 're
 export function readTsv(file: string, options?: ReadTsvOptions & { malformed?: 'throw' }): AsyncGenerator<TsvRow>;
 export function readTsv(file: string, options?: ReadTsvOptions): AsyncGenerator<TsvItem>;
 export async function* readTsv(file: string, options: ReadTsvOptions = {}): AsyncGenerator<TsvItem> {
-  for await (const batch of readTsvBatches(file, options)) yield* batch;
+  for await (const batch of readTsvBatches(file, options)) for (const item of batch) yield item;
 }
 
 /** Detects a TSV file's column order from its first well-formed lines (reads only as far as needed). */

@@ -35,6 +35,11 @@ export interface SceneOptions {
   /** Share of extreme-aspect images: aspect 2.55–3.5, shorter side 401–460 px (default 0.06). */
   extremeAspectShare?: number;
   /**
+   * Share of wide images: aspect 2.05–2.5, shorter side 401–460 px (default 0.05). CC3M's filter
+   * (aspect ≤ 2) rejects them, CC12M's (≤ 2.5) keeps them: the relaxed aspect limit is visible.
+   */
+  wideAspectShare?: number;
+  /**
    * Largest shorter side of ordinary images, ≥ 401 (default 720). Lower it
    * (e.g. 520) for a faster-rendering tiny world: render time ∝ pixels.
    */
@@ -47,18 +52,20 @@ export const DEFAULT_SCENE_OPTIONS = {
   gifShare: 0.04,
   undersizedShare: 0.1,
   extremeAspectShare: 0.06,
+  wideAspectShare: 0.05,
   maxShortSide: 720,
 } as const;
 
 /** Size class of an image: what the CC image filters will make of it. */
-export type SizeClass = 'normal' | 'undersized' | 'extreme';
+export type SizeClass = 'normal' | 'undersized' | 'wide' | 'extreme';
 
-/** The size class of a scene (undersized: shorter side < 400; extreme: aspect > 2.5). */
+/** The size class of a scene (undersized: shorter side < 400; wide: aspect in (2, 2.5]; extreme: aspect > 2.5). */
 export function sizeClass(scene: Pick<Scene, 'width' | 'height'>): SizeClass {
   const short = Math.min(scene.width, scene.height);
   const long = Math.max(scene.width, scene.height);
   if (long / short > 2.5) return 'extreme';
   if (short < 400) return 'undersized';
+  if (long / short > 2) return 'wide';
   return 'normal';
 }
 
@@ -134,7 +141,7 @@ const MAX_LONG_SIDE = 1024;
 const ASPECTS = [1, 4 / 3, 3 / 2, 16 / 9, 5 / 4, 2] as const;
 const ASPECT_WEIGHTS = [0.15, 0.35, 0.25, 0.15, 0.06, 0.04] as const;
 
-function imageSize(random: () => number, undersized: number, extreme: number, maxShort: number): { width: number; height: number } {
+function imageSize(random: () => number, undersized: number, extreme: number, wide: number, maxShort: number): { width: number; height: number } {
   const u = random();
   let short: number;
   let aspect: number;
@@ -144,12 +151,15 @@ function imageSize(random: () => number, undersized: number, extreme: number, ma
   } else if (u < undersized + extreme) {
     short = 401 + Math.floor(random() * 60); // 401..460
     aspect = 2.55 + 0.95 * random(); // 2.55..3.5
+  } else if (u < undersized + extreme + wide) {
+    short = 401 + Math.floor(random() * 60); // 401..460
+    aspect = 2.05 + 0.4 * random(); // 2.05..2.45: between CC3M's and CC12M's limits
   } else {
     short = 401 + Math.floor(random() * Math.max(1, maxShort - 400)); // 401..maxShort
     aspect = ASPECTS[pickWeighted(ASPECT_WEIGHTS, random)]! * (0.97 + 0.03 * random());
     aspect = Math.max(1, Math.min(2, aspect));
   }
-  if (u >= undersized + extreme) short = Math.max(401, Math.min(short, Math.floor(MAX_LONG_SIDE / aspect)));
+  if (u >= undersized + extreme + wide) short = Math.max(401, Math.min(short, Math.floor(MAX_LONG_SIDE / aspect)));
   const long = Math.round(short * aspect);
   return random() < 0.7 ? { width: long, height: short } : { width: short, height: long };
 }
@@ -183,11 +193,12 @@ export function sceneFor(seed: number, id: number, concepts: readonly Concept[],
     gifShare: options.gifShare ?? d.gifShare,
     undersizedShare: options.undersizedShare ?? d.undersizedShare,
     extremeAspectShare: options.extremeAspectShare ?? d.extremeAspectShare,
+    wideAspectShare: options.wideAspectShare ?? d.wideAspectShare,
     maxShortSide: options.maxShortSide ?? d.maxShortSide,
   };
   const sampler = options.sampler ?? conceptSampler(concepts, options.pool);
 
-  const { width, height } = imageSize(random, o.undersizedShare, o.extremeAspectShare, o.maxShortSide);
+  const { width, height } = imageSize(random, o.undersizedShare, o.extremeAspectShare, o.wideAspectShare, o.maxShortSide);
   const f = random();
   const format: ImageFormat = f < o.pngShare ? 'png' : f < o.pngShare + o.gifShare ? 'gif' : 'jpeg';
   const background = {

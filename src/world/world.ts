@@ -59,7 +59,7 @@ export interface CaptionedWorldImage {
 }
 
 /** Clean datasets: JPEG, ordinary sizes, a little smaller for faster rendering. */
-const CLEAN_SCENES: SceneOptions = { pngShare: 0, gifShare: 0, undersizedShare: 0, extremeAspectShare: 0, maxShortSide: 520 };
+const CLEAN_SCENES: SceneOptions = { pngShare: 0, gifShare: 0, undersizedShare: 0, extremeAspectShare: 0, wideAspectShare: 0, maxShortSide: 520 };
 
 export class World {
   readonly seed: number;
