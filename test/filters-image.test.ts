@@ -237,9 +237,8 @@ test('ImageFilter: grey and CMYK JPEGs decode; random bytes never kept, never th
   }
 });
 
-test('ImageFilter: an SVG with an external <image href> is rejected without rendering or network', async () => {
-  const svg = fs.readFileSync(path.join(FIXTURES, 'external-ref.svg'));
-  assert.match(svg.toString(), /<image href="http:\/\/example\.com\/x\.png"/);
+/** Makes every socket connect and fetch throw, recording the attempt; `restore()` undoes it. */
+function blockNetwork(): { connects: unknown[]; restore(): void } {
   const connects: unknown[] = [];
   const connect = net.Socket.prototype.connect;
   const fetch = globalThis.fetch;
@@ -251,6 +250,19 @@ test('ImageFilter: an SVG with an external <image href> is rejected without rend
     connects.push(input);
     throw new Error('network access in a test');
   }) as typeof fetch;
+  return {
+    connects,
+    restore: () => {
+      net.Socket.prototype.connect = connect;
+      globalThis.fetch = fetch;
+    },
+  };
+}
+
+test('ImageFilter: an SVG with an external <image href> is rejected without rendering or network', async () => {
+  const svg = fs.readFileSync(path.join(FIXTURES, 'external-ref.svg'));
+  assert.match(svg.toString(), /<image href="http:\/\/example\.com\/x\.png"/);
+  const { connects, restore } = blockNetwork();
   try {
     const filter = new ImageFilter({ ...CC3M_IMAGE_FILTER }); // detector on: still never reached
     const result = await filter.check(svg);
@@ -259,8 +271,7 @@ test('ImageFilter: an SVG with an external <image href> is rejected without rend
     assert.equal(filter.stats().decoded, 0, 'never handed to a decoder');
     assert.equal(filter.stats().nsfw, undefined);
   } finally {
-    net.Socket.prototype.connect = connect;
-    globalThis.fetch = fetch;
+    restore();
   }
   assert.deepEqual(connects, []);
 });
@@ -303,23 +314,12 @@ test('ImageFilter.verdict: the pipeline form', async () => {
 
 test('nsfw: NSFWJS loads offline and scores world images as safe', async (t) => {
   const world = new World({ seed: 0 });
-  const connects: unknown[] = [];
-  const connect = net.Socket.prototype.connect;
-  const fetch = globalThis.fetch;
-  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-    connects.push(args[0]);
-    throw new Error('network access in a test');
-  } as typeof connect;
-  globalThis.fetch = (async (input: unknown) => {
-    connects.push(input);
-    throw new Error('network access in a test');
-  }) as typeof fetch;
+  const { connects, restore } = blockNetwork();
   let detector: NsfwDetector;
   try {
     detector = await sharedNsfwDetector();
   } finally {
-    net.Socket.prototype.connect = connect;
-    globalThis.fetch = fetch;
+    restore();
   }
   assert.deepEqual(connects, [], 'loading the detector touched the network');
   assert.ok(['tensorflow', 'wasm', 'cpu'].includes(detector.backend));

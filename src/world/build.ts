@@ -148,23 +148,13 @@ async function* renderedRows(world: World, split: WorldSplit, count: number, pro
   const pending: Promise<ShardRow>[] = [];
   const rowFor = async (id: number): Promise<ShardRow> => {
     const image = await world.render(split, id);
-    if (split === 'web') {
-      const pair = world.webPair(id);
-      const { format, width, height, ...truth } = pair.truth;
-      return { kind: 'success', image, imageExt: FORMAT_EXTENSION[format] as 'jpg', caption: pair.caption, url: pair.url, width, height, meta: { tags: pair.tags, truth } };
-    }
-    const captioned = world.captionedImage(split, id);
-    const { format, width, height, ...truth } = captioned.truth;
-    return {
-      kind: 'success',
-      image,
-      imageExt: FORMAT_EXTENSION[format] as 'jpg',
-      caption: captioned.references[0],
-      url: captioned.url,
-      width,
-      height,
-      meta: { references: captioned.references, domain: captioned.domain, truth },
-    };
+    const item = split === 'web' ? world.webPair(id) : world.captionedImage(split, id);
+    const { format, width, height, ...truth } = item.truth;
+    const [caption, meta] =
+      'caption' in item
+        ? [item.caption, { tags: item.tags, truth }]
+        : [item.references[0], { references: item.references, domain: item.domain, truth }];
+    return { kind: 'success', image, imageExt: FORMAT_EXTENSION[format] as 'jpg', caption, url: item.url, width, height, meta };
   };
   for (let id = 0; id < count; id++) {
     pending.push(rowFor(id));
