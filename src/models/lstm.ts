@@ -1,0 +1,256 @@
+/**
+ * The LSTM captioner of CC3M §4.1: "a 1-layer 512-d LSTM encoder over the visual sequence, a
+ * separate LSTM decoder started from its final state, no cross-attention".
+ *
+ * Encoder: the visual vectors (plus a projection of region geometry when given) are projected to
+ * the embedding width; optional tag and text tokens follow them, embedded with the word
+ * embeddings. One LSTM runs over that sequence; at padded positions the state is carried through
+ * unchanged, so padding never changes the result. Its final [h, c] is `Encoded.state`; its
+ * per-step outputs are `memory` (unused by the decoder, kept so every model fills `Encoded`).
+ * Decoder: a second LSTM started from that state, fed the embedded prefix (teacher forcing),
+ * word logits from its outputs — tied to the word embeddings when `tieEmbeddings` (through a
+ * hidden → embedding projection when the widths differ).
+ *
+ * The cell is written out: one matMul with fused gate weights [in + hidden, 4·hidden] (gate order
+ * i, f, g, o), forget-gate bias 1 so early training keeps the state. The input half of that matrix
+ * is applied to all steps at once (same arithmetic, far fewer kernel calls); only the recurrent
+ * half runs per step. Dropout on the LSTM inputs and on the decoder outputs, not on the recurrence.
+ *
+ * `decode` recomputes the whole prefix on every call (the CaptionModel interface has no cache);
+ * for captions of ~20 tokens that costs little.
+ *
+ * Plain tf.Variables by stable names (as in transformer.ts), so checkpoints are a name → tensor map.
+ */
+import type * as TF from '@tensorflow/tfjs';
+
+import { loadTf } from '../train/backend';
+import { mixSeed } from '../util/random';
+import { CaptionModel, Encoded, EncoderInput, PAD_ID } from './types';
+
+export interface LstmConfig {
+  vocabSize: number;
+  /** LSTM state width (encoder and decoder). */
+  hidden: number;
+  /** Word-embedding width, also the width visual vectors are projected to (the LSTM input). */
+  embedding: number;
+  dropout: number;
+  /** Width of the visual vectors given to the encoder. */
+  visualDim: number;
+  /** Numbers per visual position besides the vector (regions: 5), 0 for none. */
+  geometryDim: number;
+  /** Output projection = input word embeddings transposed. */
+  tieEmbeddings: boolean;
+  seed: number;
+}
+
+/** Model sizes. The paper size for reference; tiny/small train on this CPU. */
+export const LSTM_SIZES = {
+  /** CC3M §4.1: 1-layer 512-d LSTM encoder and decoder. */
+  paper: { hidden: 512, embedding: 512, dropout: 0.1 },
+  small: { hidden: 256, embedding: 256, dropout: 0.1 },
+  tiny: { hidden: 128, embedding: 128, dropout: 0.1 },
+} as const;
+export type LstmSize = keyof typeof LSTM_SIZES;
+
+export const DEFAULT_LSTM: Omit<LstmConfig, 'vocabSize' | 'visualDim'> = {
+  ...LSTM_SIZES.tiny,
+  geometryDim: 0,
+  tieEmbeddings: false,
+  seed: 1,
+};
+
+type Tf = typeof TF;
+
+export class LstmCaptioner implements CaptionModel {
+  readonly kind = 'lstm' as const;
+  readonly config: LstmConfig;
+  private readonly tf: Tf;
+  private readonly params = new Map<string, TF.Variable>();
+  /** Dropout seeds advance per call; the trainer sets the base per step so resumed runs repeat. */
+  private dropoutSeed = 0;
+  private dropoutCalls = 0;
+
+  constructor(config: LstmConfig) {
+    this.config = config;
+    this.tf = loadTf();
+    const { hidden: h, embedding: e } = config;
+    this.dense('visual_proj', config.visualDim, e);
+    if (config.geometryDim > 0) this.dense('geometry_proj', config.geometryDim, e);
+    this.weight('word_emb', [config.vocabSize, e], Math.sqrt(1 / e));
+    this.cell('enc_lstm', e, h);
+    this.cell('dec_lstm', e, h);
+    if (config.tieEmbeddings) {
+      if (h !== e) this.dense('out_proj', h, e);
+    } else {
+      this.dense('out', h, config.vocabSize);
+    }
+  }
+
+  get vocabSize(): number {
+    return this.config.vocabSize;
+  }
+
+  variables(): Map<string, TF.Variable> {
+    return this.params;
+  }
+
+  /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
+  setDropoutStep(step: number): void {
+    this.dropoutSeed = mixSeed(this.config.seed, 0x0d70, step);
+    this.dropoutCalls = 0;
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+  }
+
+  // ------------------------------------------------------------------ encoder
+
+  encode(input: EncoderInput, training = false): Encoded {
+    const tf = this.tf;
+    return tf.tidy(() => {
+      const [B, N, Dv] = input.visual.shape;
+      const e = this.config.embedding;
+      let vis = this.linear('visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, e]) as TF.Tensor3D;
+      if (input.geometry && this.config.geometryDim > 0) {
+        const g = input.geometry;
+        vis = vis.add(this.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, e]));
+      }
+      const parts: TF.Tensor3D[] = [vis];
+      const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
+      for (const tokens of [input.tags, input.text]) {
+        if (!tokens || tokens.shape[1] === 0) continue;
+        parts.push(this.embed(tokens));
+        masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
+      }
+      const x = this.drop(parts.length > 1 ? (tf.concat(parts, 1) as TF.Tensor3D) : parts[0]!, training);
+      const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
+      const zero = tf.zeros([B, this.config.hidden]) as TF.Tensor2D;
+      const run = this.runLstm('enc_lstm', x, zero, zero, mask);
+      return { memory: run.outputs, mask, state: [run.h, run.c] };
+    });
+  }
+
+  // ------------------------------------------------------------------ decoder
+
+  decode(encoded: Encoded, tokens: TF.Tensor2D, training = false): TF.Tensor3D {
+    const tf = this.tf;
+    const state = encoded.state;
+    if (!state || state.length !== 2) throw new Error('lstm: Encoded.state must be [h, c] from LstmCaptioner.encode');
+    return tf.tidy(() => {
+      const [B, T] = tokens.shape;
+      const { hidden: h, embedding: e, vocabSize } = this.config;
+      const x = this.drop(this.embed(tokens), training);
+      const run = this.runLstm('dec_lstm', x, state[0] as TF.Tensor2D, state[1] as TF.Tensor2D);
+      let out = this.drop(run.outputs, training).reshape([B * T, h]) as TF.Tensor2D;
+      let logits: TF.Tensor2D;
+      if (this.config.tieEmbeddings) {
+        if (h !== e) out = this.linear('out_proj', out);
+        logits = tf.matMul(out, this.p('word_emb'), false, true);
+      } else {
+        logits = this.linear('out', out);
+      }
+      return logits.reshape([B, T, vocabSize]);
+    });
+  }
+
+  tileEncoded(encoded: Encoded, times: number): Encoded {
+    const tf = this.tf;
+    return tf.tidy(() => {
+      const B = encoded.memory.shape[0];
+      const index = tf.tensor1d(
+        Array.from({ length: B * times }, (_, i) => Math.floor(i / times)),
+        'int32',
+      );
+      return {
+        memory: tf.gather(encoded.memory, index),
+        mask: tf.gather(encoded.mask, index),
+        state: (encoded.state ?? []).map((s) => tf.gather(s, index)),
+      };
+    });
+  }
+
+  // ------------------------------------------------------------------ the cell
+
+  /**
+   * Runs one LSTM over x [B, T, in] from (h0, c0). With `mask` [B, T], steps where it is 0 carry
+   * the previous state (and output) through unchanged. Returns every step's h and the final state.
+   */
+  private runLstm(name: string, x: TF.Tensor3D, h0: TF.Tensor2D, c0: TF.Tensor2D, mask?: TF.Tensor2D): { outputs: TF.Tensor3D; h: TF.Tensor2D; c: TF.Tensor2D } {
+    const tf = this.tf;
+    const [B, T, inDim] = x.shape;
+    const H = this.config.hidden;
+    const w = this.p(`${name}_w`);
+    // [x, h] · W = x · W[:in] + h · W[in:]; the input half for all steps in one matMul
+    const wx = w.slice([0, 0], [inDim, 4 * H]);
+    const wh = w.slice([inDim, 0], [H, 4 * H]);
+    const xg = tf.add(tf.matMul(x.reshape([B * T, inDim]), wx), this.p(`${name}_b`)).reshape([B, T, 4 * H]);
+    const steps = tf.unstack(xg, 1) as TF.Tensor2D[];
+    const keep = mask ? (tf.unstack(mask.toFloat().reshape([B, T, 1]), 1) as TF.Tensor2D[]) : null;
+    let h = h0;
+    let c = c0;
+    const outputs: TF.Tensor2D[] = [];
+    for (let t = 0; t < T; t++) {
+      const gates = steps[t]!.add(tf.matMul(h, wh));
+      const [i, f, g, o] = tf.split(gates, 4, 1) as TF.Tensor2D[];
+      let cNew = tf.sigmoid(f!).mul(c).add(tf.sigmoid(i!).mul(tf.tanh(g!))) as TF.Tensor2D;
+      let hNew = tf.sigmoid(o!).mul(tf.tanh(cNew)) as TF.Tensor2D;
+      if (keep) {
+        const m = keep[t]!;
+        cNew = cNew.mul(m).add(c.mul(tf.sub(1, m)));
+        hNew = hNew.mul(m).add(h.mul(tf.sub(1, m)));
+      }
+      h = hNew;
+      c = cNew;
+      outputs.push(h);
+    }
+    const stacked = T > 0 ? (tf.stack(outputs, 1) as TF.Tensor3D) : (tf.zeros([B, 0, H]) as TF.Tensor3D);
+    return { outputs: stacked, h, c };
+  }
+
+  private cell(name: string, inDim: number, hidden: number): void {
+    this.weight(`${name}_w`, [inDim + hidden, 4 * hidden], Math.sqrt(2 / (inDim + hidden + 4 * hidden)));
+    // gate order i, f, g, o: forget-gate bias 1
+    const bias = new Float32Array(4 * hidden);
+    bias.fill(1, hidden, 2 * hidden);
+    this.params.set(`${name}_b`, this.tf.variable(this.tf.tensor1d(bias), true));
+  }
+
+  // ------------------------------------------------------------------ primitives
+
+  private embed(tokens: TF.Tensor2D): TF.Tensor3D {
+    const [B, L] = tokens.shape;
+    const e = this.config.embedding;
+    const flat = this.tf.gather(this.p('word_emb'), tokens.reshape([B * L]).toInt());
+    return flat.mul(Math.sqrt(e)).reshape([B, L, e]);
+  }
+
+  private linear(name: string, x: TF.Tensor2D): TF.Tensor2D {
+    return this.tf.add(this.tf.matMul(x, this.p(`${name}_w`)), this.p(`${name}_b`));
+  }
+
+  private drop<T extends TF.Tensor>(x: T, training: boolean): T {
+    const rate = this.config.dropout;
+    if (!training || rate <= 0) return x;
+    this.dropoutCalls++;
+    return this.tf.dropout(x, rate, undefined, mixSeed(this.dropoutSeed, this.dropoutCalls)) as T;
+  }
+
+  private p(name: string): TF.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`lstm: no parameter ${name}`);
+    return v;
+  }
+
+  private weight(name: string, shape: number[], scale: number): void {
+    const seed = mixSeed(this.config.seed, this.params.size + 1);
+    this.params.set(name, this.tf.variable(this.tf.randomUniform(shape, -scale * Math.sqrt(3), scale * Math.sqrt(3), 'float32', seed), true));
+  }
+
+  private dense(name: string, inDim: number, outDim: number): void {
+    // Glorot-uniform weights, zero bias.
+    this.weight(`${name}_w`, [inDim, outDim], Math.sqrt(2 / (inDim + outDim)));
+    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([outDim]), true));
+  }
+}

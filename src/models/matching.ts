@@ -1,0 +1,329 @@
+/**
+ * The vision-and-language matching (VLM) model of CC12M §3.3: "the encoder without the decoder plus
+ * a text encoder", mean pooling per modality, a learned transform per side into a joint space, and
+ * a contrastive softmax over the batch.
+ *
+ * Image side: an encoder over the visual inputs — by default a small pre-LayerNorm Transformer
+ * encoder of its own (visual vectors projected to the model width, plus region geometry when
+ * given), or, for IC+VLM multitask, any external `imageEncoder` (e.g. the captioner's `encode`) so
+ * both tasks train one encoder. Its outputs at the visual positions (the first N memory positions,
+ * the layout every cckit encoder uses) are mean-pooled over `visualMask`.
+ * Text side: a small Transformer encoder over caption tokens with its own word and position
+ * embeddings, mean-pooled over non-PAD tokens. Each side: linear map to `embedDim`, L2-normalised.
+ *
+ * Loss: symmetric InfoNCE — cross-entropy of image→text and of text→image over the batch
+ * similarity matrix (the matched pair is the diagonal), averaged.
+ * Temperature: the paper does not give one. We learn it, as CLIP does: a scalar log-scale
+ * `logit_scale` = log(1/τ) initialised at τ = 0.07 and clamped to 1/τ ∈ [1, 100]. Why learnable:
+ * the best τ depends on batch size and on how separable the data are, and our batches are far
+ * smaller than the paper's, so a fixed value tuned elsewhere would not transfer; the clamp keeps
+ * an early run from collapsing the scale or blowing it up. `learnTemperature: false` keeps τ fixed.
+ * Duplicate captions in a batch count as negatives (as in CLIP); the data loader should avoid them.
+ *
+ * The attention blocks are written here (a few dozen lines) rather than imported, so the
+ * captioner's file stays untouched; they follow transformer.ts's conventions (pre-LN, ReLU FFN,
+ * dropout on residual branches, Glorot init, plain variables by stable names, seeded init).
+ * With an external image encoder, its variables belong to its owner: `variables()` lists only this
+ * model's own (text encoder, both transforms, temperature), and the trainer optimises both maps.
+ */
+import type * as TF from '@tensorflow/tfjs';
+
+import { loadTf } from '../train/backend';
+import { mixSeed } from '../util/random';
+import { Encoded, EncoderInput, PAD_ID } from './types';
+
+export interface MatchingConfig {
+  vocabSize: number;
+  /** Width of the visual vectors given to the default image encoder. */
+  visualDim: number;
+  /** Numbers per visual position besides the vector (regions: 5), 0 for none. */
+  geometryDim: number;
+  /** Width of both encoders of this model. */
+  dModel: number;
+  heads: number;
+  ffn: number;
+  /** Layers of the default image encoder (unused with an external image encoder). */
+  imageLayers: number;
+  textLayers: number;
+  dropout: number;
+  /** Width of the joint embedding space. */
+  embedDim: number;
+  /** Longest caption the text position table covers. */
+  maxPositions: number;
+  /** Initial temperature τ (similarities are divided by it). */
+  temperature: number;
+  /** Learn log(1/τ) (clamped to 1/τ ∈ [1, 100]); false keeps τ fixed. */
+  learnTemperature: boolean;
+  seed: number;
+}
+
+/** Encodes a batch of visual inputs; its `memory` holds the N visual positions first. */
+export type ImageEncoderFn = (input: EncoderInput, training: boolean) => Encoded;
+
+export interface MatchingOptions {
+  /** Shared image encoder (IC+VLM multitask); default: this model's own Transformer encoder. */
+  imageEncoder?: ImageEncoderFn;
+  /** Width of the external encoder's memory; required with `imageEncoder`. */
+  imageDim?: number;
+}
+
+/**
+ * Sizes. The paper reuses the captioner's encoder (app. E.2: 6 layers, 1024, 8 heads, FFN 4096);
+ * it states neither the text encoder's size nor the joint width, so the paper preset assumes the
+ * text side mirrors the image side and a joint space of the model width.
+ */
+export const MATCHING_SIZES = {
+  'cc12m-paper': { imageLayers: 6, textLayers: 6, dModel: 1024, heads: 8, ffn: 4096, embedDim: 1024, dropout: 0.1 },
+  small: { imageLayers: 2, textLayers: 2, dModel: 256, heads: 4, ffn: 1024, embedDim: 256, dropout: 0.1 },
+  tiny: { imageLayers: 1, textLayers: 1, dModel: 128, heads: 4, ffn: 256, embedDim: 128, dropout: 0.1 },
+} as const;
+export type MatchingSize = keyof typeof MATCHING_SIZES;
+
+export const DEFAULT_MATCHING: Omit<MatchingConfig, 'vocabSize' | 'visualDim'> = {
+  ...MATCHING_SIZES.tiny,
+  geometryDim: 0,
+  maxPositions: 64,
+  temperature: 0.07,
+  learnTemperature: true,
+  seed: 1,
+};
+
+const NEG_INF = -1e9;
+const MAX_LOGIT_SCALE = Math.log(100);
+
+type Tf = typeof TF;
+
+export class MatchingModel {
+  readonly config: MatchingConfig;
+  private readonly tf: Tf;
+  private readonly params = new Map<string, TF.Variable>();
+  private readonly imageEncoder: ImageEncoderFn;
+  private readonly imageDim: number;
+  private dropoutSeed = 0;
+  private dropoutCalls = 0;
+
+  constructor(config: MatchingConfig, options: MatchingOptions = {}) {
+    if (config.dModel % config.heads !== 0) throw new Error(`matching: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
+    if (options.imageEncoder && !(options.imageDim && options.imageDim > 0)) throw new Error('matching: imageDim (the width of the shared encoder\'s memory) is required with imageEncoder');
+    if (!(config.temperature > 0)) throw new Error(`matching: temperature must be > 0 (got ${config.temperature})`);
+    this.config = config;
+    this.tf = loadTf();
+    const d = config.dModel;
+    if (options.imageEncoder) {
+      this.imageEncoder = options.imageEncoder;
+      this.imageDim = options.imageDim!;
+    } else {
+      this.imageEncoder = (input, training) => this.encodeImage(input, training);
+      this.imageDim = d;
+      this.dense('img_visual_proj', config.visualDim, d);
+      if (config.geometryDim > 0) this.dense('img_geometry_proj', config.geometryDim, d);
+      for (let l = 0; l < config.imageLayers; l++) this.block(`img_enc${l}`);
+      this.layerNorm('img_ln', d);
+    }
+    this.weight('txt_word_emb', [config.vocabSize, d], Math.sqrt(1 / d));
+    this.weight('txt_pos', [config.maxPositions, d], 0.02);
+    for (let l = 0; l < config.textLayers; l++) this.block(`txt_enc${l}`);
+    this.layerNorm('txt_ln', d);
+    this.dense('img_head', this.imageDim, config.embedDim);
+    this.dense('txt_head', d, config.embedDim);
+    if (config.learnTemperature) this.params.set('logit_scale', this.tf.variable(this.tf.scalar(Math.log(1 / config.temperature)), true));
+  }
+
+  /** Trainable variables of this model by stable name (not those of an external image encoder). */
+  variables(): Map<string, TF.Variable> {
+    return this.params;
+  }
+
+  /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
+  setDropoutStep(step: number): void {
+    this.dropoutSeed = mixSeed(this.config.seed, 0x71c0, step);
+    this.dropoutCalls = 0;
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+  }
+
+  /** The current temperature τ. */
+  temperature(): number {
+    const v = this.params.get('logit_scale');
+    if (!v) return this.config.temperature;
+    return this.tf.tidy(() => 1 / Math.exp(this.logitScale().dataSync()[0]!));
+  }
+
+  // ------------------------------------------------------------------ embeddings
+
+  /** L2-normalised image embeddings [B, embedDim]. */
+  embedImages(input: EncoderInput, training = false): TF.Tensor2D {
+    const tf = this.tf;
+    return tf.tidy(() => {
+      const [B, N] = input.visual.shape;
+      const encoded = this.imageEncoder(input, training);
+      const [, S, w] = encoded.memory.shape;
+      if (w !== this.imageDim) throw new Error(`matching: image encoder width ${w} ≠ imageDim ${this.imageDim}`);
+      if (S < N) throw new Error(`matching: image encoder memory has ${S} positions, fewer than the ${N} visual ones`);
+      const visual = S === N ? encoded.memory : encoded.memory.slice([0, 0, 0], [B, N, w]);
+      const pooled = maskedMean(tf, visual, input.visualMask.toFloat() as TF.Tensor2D);
+      return l2normalize(tf, this.linear('img_head', pooled));
+    });
+  }
+
+  /** L2-normalised caption embeddings [B, embedDim] from token ids [B, L] (PAD_ID for padding). */
+  embedTexts(tokens: TF.Tensor2D, training = false): TF.Tensor2D {
+    const tf = this.tf;
+    return tf.tidy(() => {
+      const [B, L] = tokens.shape;
+      const d = this.config.dModel;
+      if (L > this.config.maxPositions) throw new Error(`matching: caption of ${L} tokens exceeds maxPositions ${this.config.maxPositions}`);
+      const ids = tokens.reshape([B * L]).toInt();
+      let x = tf
+        .gather(this.p('txt_word_emb'), ids)
+        .mul(Math.sqrt(d))
+        .reshape([B, L, d])
+        .add(this.p('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
+      const mask = tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D;
+      x = this.encoderStack('txt', x, mask, this.config.textLayers, training);
+      const pooled = maskedMean(tf, x, mask);
+      return l2normalize(tf, this.linear('txt_head', pooled));
+    });
+  }
+
+  /** Scaled cosine similarities [Bi, Bt] = (img · txtᵀ) / τ. */
+  similarity(imgEmb: TF.Tensor2D, txtEmb: TF.Tensor2D): TF.Tensor2D {
+    return this.tf.tidy(() => this.tf.matMul(imgEmb, txtEmb, false, true).mul(this.tf.exp(this.logitScale())));
+  }
+
+  /** Symmetric InfoNCE over a batch of matched pairs (row b of each is a pair): a scalar. */
+  contrastiveLoss(imgEmb: TF.Tensor2D, txtEmb: TF.Tensor2D): TF.Scalar {
+    const tf = this.tf;
+    if (imgEmb.shape[0] !== txtEmb.shape[0]) throw new Error(`matching: ${imgEmb.shape[0]} images vs ${txtEmb.shape[0]} captions`);
+    return tf.tidy(() => {
+      const B = imgEmb.shape[0];
+      const logits = this.similarity(imgEmb, txtEmb);
+      const eye = tf.eye(B);
+      // −mean log p(matched) per direction: rows image→text, columns text→image
+      const i2t = tf.logSoftmax(logits).mul(eye).sum(1).mean().neg();
+      const t2i = tf.logSoftmax(logits.transpose()).mul(eye).sum(1).mean().neg();
+      return i2t.add(t2i).div(2) as TF.Scalar;
+    });
+  }
+
+  // ------------------------------------------------------------------ encoders
+
+  private encodeImage(input: EncoderInput, training: boolean): Encoded {
+    const tf = this.tf;
+    if ((input.tags && input.tags.shape[1] > 0) || (input.text && input.text.shape[1] > 0)) {
+      throw new Error('matching: the built-in image encoder takes visual inputs only; share the captioner\'s encoder (imageEncoder) for tags or text');
+    }
+    const [B, N, Dv] = input.visual.shape;
+    const d = this.config.dModel;
+    let x = this.linear('img_visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, d]) as TF.Tensor3D;
+    if (input.geometry && this.config.geometryDim > 0) {
+      const g = input.geometry;
+      x = x.add(this.linear('img_geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
+    }
+    const mask = input.visualMask.toFloat() as TF.Tensor2D;
+    return { memory: this.encoderStack('img', x, mask, this.config.imageLayers, training), mask };
+  }
+
+  /** Dropout on the input, pre-LN self-attention + FFN blocks, final LayerNorm. */
+  private encoderStack(prefix: string, x: TF.Tensor3D, mask: TF.Tensor2D, layers: number, training: boolean): TF.Tensor3D {
+    const tf = this.tf;
+    const [B, S] = mask.shape;
+    const bias = tf.sub(1, mask).mul(NEG_INF).reshape([B, 1, 1, S]);
+    x = this.drop(x, training);
+    for (let l = 0; l < layers; l++) {
+      const name = `${prefix}_enc${l}`;
+      x = x.add(this.drop(this.selfAttention(`${name}_self`, this.norm(`${name}_ln1`, x), bias), training));
+      x = x.add(this.drop(this.feedForward(name, this.norm(`${name}_ln2`, x), training), training));
+    }
+    return this.norm(`${prefix}_ln`, x);
+  }
+
+  private selfAttention(name: string, x: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
+    const tf = this.tf;
+    const [B, T, d] = x.shape;
+    const heads = this.config.heads;
+    const dh = d / heads;
+    const qkv = this.linear(`${name}_qkv`, x.reshape([B * T, d]));
+    const split = (t: TF.Tensor): TF.Tensor4D => t.reshape([B, T, heads, dh]).transpose([0, 2, 1, 3]);
+    const [q, k, v] = tf.split(qkv, 3, 1).map(split) as [TF.Tensor4D, TF.Tensor4D, TF.Tensor4D];
+    const probs = tf.softmax(tf.matMul(q.mul(1 / Math.sqrt(dh)), k, false, true).add(bias));
+    const out = tf.matMul(probs, v).transpose([0, 2, 1, 3]).reshape([B * T, d]) as TF.Tensor2D;
+    return this.linear(`${name}_o`, out).reshape([B, T, d]);
+  }
+
+  private feedForward(name: string, x: TF.Tensor3D, training: boolean): TF.Tensor3D {
+    const [B, T, d] = x.shape;
+    const h = this.drop(this.tf.relu(this.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
+    return this.linear(`${name}_ff2`, h).reshape([B, T, d]);
+  }
+
+  private block(name: string): void {
+    const { dModel: d, ffn } = this.config;
+    this.layerNorm(`${name}_ln1`, d);
+    this.dense(`${name}_self_qkv`, d, 3 * d);
+    this.dense(`${name}_self_o`, d, d);
+    this.layerNorm(`${name}_ln2`, d);
+    this.dense(`${name}_ff1`, d, ffn);
+    this.dense(`${name}_ff2`, ffn, d);
+  }
+
+  // ------------------------------------------------------------------ primitives
+
+  private logitScale(): TF.Scalar {
+    const v = this.params.get('logit_scale');
+    if (!v) return this.tf.scalar(Math.log(1 / this.config.temperature));
+    return this.tf.clipByValue(v, 0, MAX_LOGIT_SCALE) as TF.Scalar;
+  }
+
+  private linear(name: string, x: TF.Tensor2D): TF.Tensor2D {
+    return this.tf.add(this.tf.matMul(x, this.p(`${name}_w`)), this.p(`${name}_b`));
+  }
+
+  private norm(name: string, x: TF.Tensor3D): TF.Tensor3D {
+    const tf = this.tf;
+    const { mean, variance } = tf.moments(x, -1, true);
+    return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(this.p(`${name}_g`)).add(this.p(`${name}_b`));
+  }
+
+  private drop<T extends TF.Tensor>(x: T, training: boolean): T {
+    const rate = this.config.dropout;
+    if (!training || rate <= 0) return x;
+    this.dropoutCalls++;
+    return this.tf.dropout(x, rate, undefined, mixSeed(this.dropoutSeed, this.dropoutCalls)) as T;
+  }
+
+  private p(name: string): TF.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`matching: no parameter ${name}`);
+    return v;
+  }
+
+  private weight(name: string, shape: number[], scale: number): void {
+    const seed = mixSeed(this.config.seed, this.params.size + 1);
+    this.params.set(name, this.tf.variable(this.tf.randomUniform(shape, -scale * Math.sqrt(3), scale * Math.sqrt(3), 'float32', seed), true));
+  }
+
+  private dense(name: string, inDim: number, outDim: number): void {
+    // Glorot-uniform weights, zero bias.
+    this.weight(`${name}_w`, [inDim, outDim], Math.sqrt(2 / (inDim + outDim)));
+    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([outDim]), true));
+  }
+
+  private layerNorm(name: string, dim: number): void {
+    this.params.set(`${name}_g`, this.tf.variable(this.tf.ones([dim]), true));
+    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([dim]), true));
+  }
+}
+
+/** Mean of x [B, S, d] over positions where mask [B, S] is 1 (zero for an all-padding row). */
+function maskedMean(tf: Tf, x: TF.Tensor3D, mask: TF.Tensor2D): TF.Tensor2D {
+  const m = mask.expandDims(2);
+  return x.mul(m).sum(1).div(tf.maximum(m.sum(1), 1)) as TF.Tensor2D;
+}
+
+function l2normalize(tf: Tf, x: TF.Tensor2D): TF.Tensor2D {
+  return x.div(tf.sqrt(x.square().sum(1, true).add(1e-12)));
+}
