@@ -540,7 +540,7 @@ function sceneHash(scene: Scene): number {
 type SharpConstructor = typeof import('sharp').default;
 let sharpModule: SharpConstructor | null = null;
 
-function loadSharp(): SharpConstructor {
+export function loadSharp(): SharpConstructor {
   if (sharpModule === null) {
     const mod = require('sharp') as SharpConstructor | { default: SharpConstructor };
     sharpModule = typeof mod === 'function' ? mod : mod.default;

@@ -1,0 +1,60 @@
+/**
+ * Caption a split with a trained run and score it: decode (greedy or beam), write
+ * `runs/<id>/predictions/<split>.json` + `scores/<split>.json` (nocaps breakdown when the images
+ * have domains) and thumbnails for the sidebar.
+ */
+import * as path from 'path';
+
+import { captionImages, DecodeSettings, describeDecoder, evaluateRun, ImageBatch, RunEvaluation } from '../decode';
+import { writeThumbnails } from '../runs/thumbs';
+import type { EvalImage } from '../train/data';
+import { loadRunModel } from '../train/load';
+import type { VisualProvider } from '../train/visual';
+
+export interface CaptionSplitOptions {
+  /** Name of the split in the run layout (e.g. "nocaps-val"). */
+  split: string;
+  decode: DecodeSettings;
+  /** Shared thumbnail cache (default: `<runs root>/.thumbs`). */
+  thumbsCache?: string;
+  thumbnails?: boolean;
+  batchSize?: number;
+  progress?: (done: number, total: number) => void;
+}
+
+export async function captionSplit(runDir: string, images: readonly EvalImage[], visual: VisualProvider, options: CaptionSplitOptions): Promise<RunEvaluation> {
+  const { model, vocab } = await loadRunModel(runDir);
+  try {
+    await visual.prepare(images.map((i) => i.key));
+    const batchSize = options.batchSize ?? 50;
+    const batches = function* (): Generator<ImageBatch> {
+      for (let i = 0; i < images.length; i += batchSize) {
+        const chunk = images.slice(i, i + batchSize);
+        yield { ids: chunk.map((c) => c.imageId), input: visual.encoderInput(chunk.map((c) => c.key), { wordId: (w) => vocab.idOf(w), training: false }) };
+      }
+    };
+    const captions = new Map<string, string>();
+    for await (const p of captionImages(model, batches(), vocab, options.decode)) {
+      captions.set(String(p.image_id), p.caption);
+      options.progress?.(captions.size, images.length);
+    }
+    const extras: Record<string, { thumb?: string; url?: string }> = {};
+    if (options.thumbnails ?? true) {
+      const thumbs = await writeThumbnails(
+        runDir,
+        images.map((i) => ({ id: i.imageId, url: i.key })),
+        options.thumbsCache ?? path.join(path.dirname(runDir), '.thumbs'),
+      );
+      for (const img of images) extras[String(img.imageId)] = { url: img.key, ...(thumbs[String(img.imageId)] ? { thumb: thumbs[String(img.imageId)] } : {}) };
+    }
+    const cases = images.map((img) => ({
+      imageId: String(img.imageId),
+      references: img.references,
+      candidate: captions.get(String(img.imageId)) ?? '',
+      ...(img.domain ? { domain: img.domain } : {}),
+    }));
+    return evaluateRun(cases, { runDir, split: options.split, decoder: describeDecoder(options.decode), extras, metrics: ['bleu', 'rouge', 'cider'] });
+  } finally {
+    model.dispose();
+  }
+}

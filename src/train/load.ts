@@ -1,0 +1,36 @@
+/** A trained run's model and vocabulary, from its latest checkpoint (for captioning and evaluation). */
+import { LstmCaptioner, LstmConfig } from '../models/lstm';
+import { TransformerCaptioner, TransformerConfig } from '../models/transformer';
+import type { CaptionModel } from '../models/types';
+import type { Vocabulary } from '../text/vocab';
+import { initBackend } from './backend';
+import { latestCheckpoint, loadCheckpoint } from './checkpoint';
+import type { ModelSpec } from './models';
+import { readVocab } from './trainer';
+
+export interface LoadedModel {
+  model: CaptionModel;
+  vocab: Vocabulary;
+  checkpoint: string;
+  spec: ModelSpec;
+}
+
+/** Loads `runs/<id>` (or a checkpoint directory inside one). */
+export async function loadRunModel(runOrCheckpointDir: string): Promise<LoadedModel> {
+  await initBackend({ logger: () => {} });
+  const checkpoint = latestCheckpoint(runOrCheckpointDir);
+  if (!checkpoint) throw new Error(`${runOrCheckpointDir}: no checkpoint (not a trained cckit run?)`);
+  const ckpt = loadCheckpoint(checkpoint, { optimizer: false });
+  const config = ckpt.modelConfig as { spec: ModelSpec; resolved: TransformerConfig | LstmConfig };
+  if (!config?.spec || !config.resolved) throw new Error(`${checkpoint}/model.json: no model config`);
+  const model: CaptionModel = config.spec.kind === 'lstm' ? new LstmCaptioner(config.resolved as LstmConfig) : new TransformerCaptioner(config.resolved as TransformerConfig);
+  for (const [name, v] of model.variables()) {
+    const t = ckpt.weights.get(`model/${name}`);
+    if (!t) throw new Error(`${checkpoint}: no weights for model/${name}`);
+    v.assign(t);
+  }
+  for (const t of ckpt.weights.values()) t.dispose();
+  // The vocabulary sits in the run directory, two levels above a checkpoint.
+  const runDir = checkpoint.includes('/checkpoints/') ? checkpoint.slice(0, checkpoint.lastIndexOf('/checkpoints/')) : runOrCheckpointDir;
+  return { model, vocab: readVocab(runDir), checkpoint, spec: config.spec };
+}
