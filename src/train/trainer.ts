@@ -32,6 +32,7 @@ import { latestCheckpoint, loadCheckpoint, saveCheckpoint } from './checkpoint';
 import { BatchStream, DataPosition, DataSource, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
 import { createModel, ModelSpec } from './models';
 import { Optimizer, OptimizerConfig, clipByGlobalNorm, learningRateAt } from './optimizers';
+import { Counts, localGradients, LossFn, Replicas } from './parallel';
 import type { VisualProvider } from './visual';
 
 export interface ObjectiveWeights {
@@ -68,6 +69,12 @@ export interface TrainConfig {
   logEvery?: number;
   /** Fine-tune from a run (its latest checkpoint). `keep`: its vocabulary extended by new words; `fresh`: a new one. */
   init?: { fromRun: string; vocab: 'keep' | 'fresh' };
+  /**
+   * Data-parallel replicas (this thread + workers − 1 worker_threads) splitting each batch
+   * (src/train/parallel.ts); default 1. Not with the vlm objective. With dropout > 0 the other
+   * replicas' dropout masks come from their own streams, so the run differs from a 1-worker run.
+   */
+  workers?: number;
 }
 
 export interface TrainOptions {
@@ -142,13 +149,14 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   // Features for every image the run touches.
   await options.visual.prepare([...new Set([...examples.map((e) => e.key), ...valImages.map((v) => v.key)])]);
 
-  const model = createModel(config.model, {
+  const dims = {
     vocabSize: vocab.size,
     visualDim: options.visual.visualDim,
     geometryDim: options.visual.geometryDim,
     mocClasses: config.objectives.moc ? options.visual.mocClasses : 0,
     seed: config.seed,
-  });
+  };
+  const model = createModel(config.model, dims);
   const matching = config.objectives.vlm ? createMatchingHead(model, vocab.size, config) : undefined;
   const variables = new Map([...model.variables()].map(([k, v]) => [`model/${k}`, v] as [string, TF.Variable]));
   if (matching) for (const [k, v] of matching.variables()) if (!isShared(model, v)) variables.set(`vlm/${k}`, v);
@@ -193,68 +201,46 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     options.onLog?.(line);
   };
 
-  while (step < totalSteps) {
-    const batch = stream.next();
-    const lr = learningRateAt(config.optimizer, step, stream.stepsPerEpoch, totalSteps);
-    setDropoutStep(model, step);
-    if (matching) matching.setDropoutStep(step);
-    const stepRandom = seededRandom(mixSeed(config.seed, 0x57e9, step));
-    const tensors = batchTensors(batch, vocab, options.visual, config, stepRandom);
-    const parts: Record<string, TF.Scalar> = {};
-    const { value, grads } = tf.variableGrads(() => {
-      let total: TF.Scalar = tf.scalar(0);
-      const add = (name: string, weight: number, loss: TF.Scalar): void => {
-        parts[name] = tf.keep(loss.clone());
-        total = total.add(loss.mul(weight));
-      };
-      let encoded: Encoded | undefined;
-      if (weights.ic) {
-        encoded = model.encode(tensors.input, true);
-        add('ic', weights.ic, captionLoss(tf, model.decode(encoded, tensors.tokensIn, true), tensors.targets, config.labelSmoothing ?? 0));
+  // The loss of a batch, or of one replica's shard of it (`scales`: see objectiveLoss).
+  const lossOf: LossFn<BatchTensors> = (t, parts, scales) => objectiveLoss(tf, model, matching, t, config, parts, scales);
+  const workers = config.workers ?? 1;
+  if (workers > 1 && matching) throw new Error('workers > 1: the vlm objective cannot be split across replicas (its contrastive loss couples all rows)');
+  const replicas =
+    workers > 1
+      ? await Replicas.start<BatchTensors, TrainConfig>({ workers, variables, model: config.model, dims, lossConfig: config, lossModule: __filename, lossFactory: 'replicaLoss', backend: backend.name, loss: lossOf, counts: objectiveCounts })
+      : undefined;
+
+  try {
+    while (step < totalSteps) {
+      const batch = stream.next();
+      const lr = learningRateAt(config.optimizer, step, stream.stepsPerEpoch, totalSteps);
+      setDropoutStep(model, step);
+      if (matching) matching.setDropoutStep(step);
+      const stepRandom = seededRandom(mixSeed(config.seed, 0x57e9, step));
+      const tensors = batchTensors(batch, vocab, options.visual, config, stepRandom);
+      const { losses, grads: gradMap } = replicas ? await replicas.gradients(step, tensors) : localGradients(variables, (parts) => lossOf(tensors, parts));
+      if (config.clipNorm) clipByGlobalNorm(gradMap, config.clipNorm);
+      optimizer.apply(gradMap, lr);
+      const total = losses.total!;
+      disposeTensors(tensors);
+      windowSamples += batch.length;
+      step++;
+      if (!Number.isFinite(total)) throw new Error(`run ${id}: loss is ${total} at step ${step}; lower the learning rate or set clipNorm`);
+      if (step % logEvery === 0 || step === totalSteps) {
+        const seconds = (Date.now() - windowStart) / 1000;
+        const line = run.log({ step, epoch: stream.position.epoch, loss: losses, lr, samplesPerSec: seconds > 0 ? windowSamples / seconds : undefined });
+        options.onLog?.(line);
+        windowStart = Date.now();
+        windowSamples = 0;
       }
-      if (weights.mlm) {
-        const enc = model.encode({ ...tensors.input, text: tensors.maskedText! }, true);
-        add('mlm', weights.mlm.weight, captionLoss(tf, model.decode(enc, tensors.tokensIn, true), tensors.targets, config.labelSmoothing ?? 0));
+      if (config.val && (step % config.val.every === 0 || step === totalSteps)) validate(step);
+      if (step % config.checkpointEvery === 0 || step === totalSteps) {
+        await saveCheckpoint(run.dir, step, { weights: variables, optimizer: optimizer.state(), state: { step, position: stream.position, iterations: optimizer.iterations } satisfies TrainState }, modelConfig);
       }
-      if (weights.moc && tensors.moc) {
-        const enc = model.encode({ ...tensors.input, visual: tensors.moc.visual }, true);
-        add('moc', weights.moc.weight, mocLoss(tf, model, enc, tensors.moc.labels, tensors.moc.weights));
-      }
-      if (weights.vlm && matching) {
-        const img = matching.embedImages(tensors.input, true);
-        const txt = matching.embedTexts(tensors.captionTokens, true);
-        add('vlm', weights.vlm.weight, matching.contrastiveLoss(img, txt));
-      }
-      return total;
-    }, [...variables.values()]);
-    const gradMap = new Map<string, TF.Tensor>();
-    const byVariable = new Map([...variables].map(([name, v]) => [v.name, name]));
-    for (const [vName, g] of Object.entries(grads)) gradMap.set(byVariable.get(vName)!, g);
-    if (config.clipNorm) clipByGlobalNorm(gradMap, config.clipNorm);
-    optimizer.apply(gradMap, lr);
-    const total = value.dataSync()[0]!;
-    value.dispose();
-    disposeTensors(tensors);
-    windowSamples += batch.length;
-    step++;
-    const losses: Record<string, number> = { total };
-    for (const [name, t] of Object.entries(parts)) {
-      losses[name] = t.dataSync()[0]!;
-      t.dispose();
+      options.progress?.(step, totalSteps);
     }
-    if (!Number.isFinite(total)) throw new Error(`run ${id}: loss is ${total} at step ${step}; lower the learning rate or set clipNorm`);
-    if (step % logEvery === 0 || step === totalSteps) {
-      const seconds = (Date.now() - windowStart) / 1000;
-      const line = run.log({ step, epoch: stream.position.epoch, loss: losses, lr, samplesPerSec: seconds > 0 ? windowSamples / seconds : undefined });
-      options.onLog?.(line);
-      windowStart = Date.now();
-      windowSamples = 0;
-    }
-    if (config.val && (step % config.val.every === 0 || step === totalSteps)) validate(step);
-    if (step % config.checkpointEvery === 0 || step === totalSteps) {
-      await saveCheckpoint(run.dir, step, { weights: variables, optimizer: optimizer.state(), state: { step, position: stream.position, iterations: optimizer.iterations } satisfies TrainState }, modelConfig);
-    }
-    options.progress?.(step, totalSteps);
+  } finally {
+    await replicas?.close();
   }
   optimizer.dispose();
   matching?.dispose();
@@ -265,7 +251,7 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
 
 // ------------------------------------------------------------------ batches
 
-interface BatchTensors {
+export interface BatchTensors {
   input: EncoderInput;
   tokensIn: TF.Tensor2D;
   targets: TF.Tensor2D;
@@ -360,6 +346,56 @@ function disposeTensors(t: BatchTensors): void {
 }
 
 // ------------------------------------------------------------------ losses
+
+/**
+ * The weighted sum of the enabled objectives on a batch; `parts` receives each objective's loss.
+ * `scales` (data-parallel shards) multiplies each objective's mean by the shard's share of the
+ * batch's count (objectiveCounts), so the shards' losses and gradients sum to the batch's.
+ */
+export function objectiveLoss(tf: typeof TF, model: CaptionModel, matching: MatchingHead | undefined, tensors: BatchTensors, config: TrainConfig, parts: Record<string, TF.Scalar>, scales?: Counts): TF.Scalar {
+  const weights = config.objectives;
+  let total: TF.Scalar = tf.scalar(0);
+  const add = (name: string, weight: number, loss: TF.Scalar): void => {
+    const scale = scales?.[name];
+    if (scale !== undefined) loss = loss.mul(scale);
+    parts[name] = tf.keep(loss.clone());
+    total = total.add(loss.mul(weight));
+  };
+  let encoded: Encoded | undefined;
+  if (weights.ic) {
+    encoded = model.encode(tensors.input, true);
+    add('ic', weights.ic, captionLoss(tf, model.decode(encoded, tensors.tokensIn, true), tensors.targets, config.labelSmoothing ?? 0));
+  }
+  if (weights.mlm) {
+    const enc = model.encode({ ...tensors.input, text: tensors.maskedText! }, true);
+    add('mlm', weights.mlm.weight, captionLoss(tf, model.decode(enc, tensors.tokensIn, true), tensors.targets, config.labelSmoothing ?? 0));
+  }
+  if (weights.moc && tensors.moc) {
+    const enc = model.encode({ ...tensors.input, visual: tensors.moc.visual }, true);
+    add('moc', weights.moc.weight, mocLoss(tf, model, enc, tensors.moc.labels, tensors.moc.weights));
+  }
+  if (weights.vlm && matching) {
+    const img = matching.embedImages(tensors.input, true);
+    const txt = matching.embedTexts(tensors.captionTokens, true);
+    add('vlm', weights.vlm.weight, matching.contrastiveLoss(img, txt));
+  }
+  return total;
+}
+
+/** Per objective, the count its loss is a mean over: caption tokens (ic, mlm), masked regions (moc). */
+export function objectiveCounts(tensors: BatchTensors): Counts {
+  const tf = loadTf();
+  const tokens = tf.tidy(() => tensors.targets.notEqual(PAD_ID).sum().dataSync()[0]!);
+  const out: Counts = { ic: tokens, mlm: tokens };
+  if (tensors.moc) out.moc = tf.tidy(() => tensors.moc!.weights.sum().dataSync()[0]!);
+  return out;
+}
+
+/** A worker replica's loss (src/train/parallel.ts builds the model, this the loss; no vlm). */
+export function replicaLoss(model: CaptionModel, config: TrainConfig): LossFn<BatchTensors> {
+  const tf = loadTf();
+  return (t, parts, scales) => objectiveLoss(tf, model, undefined, t, config, parts, scales);
+}
 
 /** Mean token cross-entropy over non-PAD targets, with optional label smoothing. */
 export function captionLoss(tf: typeof TF, logits: TF.Tensor3D, targets: TF.Tensor2D, labelSmoothing: number): TF.Scalar {
