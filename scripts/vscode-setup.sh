@@ -3,7 +3,7 @@
 # native modules build against, then Node 24 and code-server from npm in a tool folder outside the
 # repository ($CCKIT_TOOLS, default ~/.cache/cckit-tools) so that later runs reuse them.
 # Idempotent: apt runs only for missing packages; npm only when the tool folder lacks the versions.
-# Prints `export ...` lines nothing; test/vscode.test.ts finds the tools in the same folder.
+# test/vscode.test.ts finds the tools in the same folder (CCKIT_TOOLS if set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,4 +72,4 @@ JSON
   touch "$CS_DIR/.complete"
   echo "vscode-setup: code-server $CODE_SERVER_VERSION in $CS_DIR ($((SECONDS - start)) s)"
 fi
-echo "vscode-setup: $("$NODE_BIN/node" "$CS_ENTRY" --version 2>/dev/null | head -n 1 | sed 's/^/code-server /'), $(/usr/bin/chromium --version 2>/dev/null || echo 'no chromium')"
+echo "vscode-setup: code-server $("$NODE_BIN/node" "$CS_ENTRY" --config /dev/null --version 2>/dev/null | tail -n 1), $(/usr/bin/chromium --version 2>/dev/null || echo 'no chromium')"

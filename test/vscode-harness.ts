@@ -159,11 +159,18 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The first frame (webviews are nested iframes) in which `selector` matches something. */
+/**
+ * The first frame (webviews are nested iframes) in which `selector` matches a visible element; webviews
+ * of editors in background tabs stay loaded but hidden, and are passed over.
+ */
 export async function frameWith(page: Page, selector: string): Promise<Frame | undefined> {
   for (const f of page.frames()) {
     try {
-      if ((await f.locator(selector).count()) > 0) return f;
+      const loc = f.locator(selector).first();
+      if ((await f.locator(selector).count()) > 0 && (await loc.isVisible())) {
+        const box = await loc.boundingBox();
+        if (box && box.width > 0 && box.height > 0) return f;
+      }
     } catch {
       // a frame being replaced
     }

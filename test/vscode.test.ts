@@ -255,6 +255,8 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     await sidebar.locator('li.item').nth(1).click();
     await sleep(300);
     await shot(page, 'notebook-captions-sidebar.png');
+    // Close it unsaved (its kernel shuts down with it).
+    await runCommand(page, 'View: Revert and Close Editor');
 
     // ---- repository notebooks, opened with the extension's command -----------------------------------
     for (const rel of NOTEBOOKS) {

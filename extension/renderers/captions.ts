@@ -5,76 +5,13 @@
  * workspace files); nothing else is loaded. In an untrusted workspace images are not shown.
  */
 import type { ActivationFunction, OutputItem } from 'vscode-notebook-renderer';
-import { escapeHtml, highlight, highlightHtml } from '../src/ngrams';
-
-interface CaptionItem {
-  id?: string;
-  image?: string;
-  imageNote?: string;
-  caption: string;
-  references?: string[];
-  score?: number;
-  metric?: string;
-  domain?: string;
-}
-
-interface CaptionsPayload {
-  version?: number;
-  title?: string;
-  items?: CaptionItem[];
-}
-
-const STYLE = `
-.cckit-captions { font-family: var(--vscode-font-family); color: var(--vscode-foreground); }
-.cckit-captions h4 { margin: 4px 0 8px; font-weight: 600; }
-.cckit-captions .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 10px; }
-.cckit-captions .card { border: 1px solid var(--vscode-editorWidget-border, rgba(128,128,128,.35)); border-radius: 4px; padding: 6px; background: var(--vscode-editorWidget-background, transparent); }
-.cckit-captions .thumb { width: 100%; aspect-ratio: 4 / 3; object-fit: cover; border-radius: 3px; display: block; background: rgba(128,128,128,.15); }
-.cckit-captions .noimg { width: 100%; aspect-ratio: 4 / 3; display: flex; align-items: center; justify-content: center; font-size: 11px; opacity: .7; background: rgba(128,128,128,.12); border-radius: 3px; text-align: center; }
-.cckit-captions .caption { margin: 6px 0 4px; font-weight: 600; line-height: 1.3; }
-.cckit-captions .meta { font-size: 11px; opacity: .85; display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
-.cckit-captions .domain { border-radius: 8px; padding: 0 6px; border: 1px solid currentColor; }
-.cckit-captions .domain.in { color: #3fb950; } .cckit-captions .domain.near { color: #d29922; } .cckit-captions .domain.out { color: #f85149; }
-.cckit-captions ul { margin: 4px 0 0; padding-left: 16px; font-size: 12px; opacity: .9; }
-.cckit-captions mark { background: rgba(255, 200, 0, .25); color: inherit; border-radius: 2px; }
-.cckit-captions mark.ng2 { background: rgba(255, 170, 0, .4); } .cckit-captions mark.ng3, .cckit-captions mark.ng4 { background: rgba(255, 120, 0, .5); }
-`;
-
-function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(3);
-}
-
-export function renderCaptions(payload: CaptionsPayload, trusted: boolean): string {
-  const items = payload.items ?? [];
-  const cards = items.map((it) => {
-    const refs = it.references ?? [];
-    const img =
-      trusted && typeof it.image === 'string' && it.image.startsWith('data:image/')
-        ? `<img class="thumb" src="${escapeHtml(it.image)}" alt="${escapeHtml(it.id ?? '')}">`
-        : `<div class="noimg">${escapeHtml(!trusted && it.image ? 'image hidden (untrusted workspace)' : (it.imageNote ?? 'no image'))}</div>`;
-    const score = typeof it.score === 'number' ? `<span class="score">${escapeHtml(it.metric ?? 'CIDEr')} ${escapeHtml(fmt(it.score))}</span>` : '';
-    const domain = it.domain ? `<span class="domain ${escapeHtml(it.domain)}">${escapeHtml(it.domain)}</span>` : '';
-    const id = it.id !== undefined ? `<span class="id">${escapeHtml(String(it.id))}</span>` : '';
-    return (
-      `<div class="card" data-id="${escapeHtml(String(it.id ?? ''))}">${img}` +
-      `<div class="caption">${highlightHtml(highlight(it.caption, refs))}</div>` +
-      `<div class="meta">${id}${domain}${score}</div>` +
-      (refs.length ? `<ul>${refs.map((r) => `<li>${highlightHtml(highlight(r, [it.caption]))}</li>`).join('')}</ul>` : '') +
-      '</div>'
-    );
-  });
-  return (
-    `<div class="cckit-captions">` +
-    (payload.title ? `<h4>${escapeHtml(payload.title)}</h4>` : '') +
-    `<div class="grid">${cards.join('')}</div></div>`
-  );
-}
+import { CAPTIONS_STYLE, renderCaptions, type CaptionsPayload } from '../src/captionsHtml';
 
 export const activate: ActivationFunction = (ctx) => ({
   renderOutputItem(item: OutputItem, element: HTMLElement) {
     const payload = item.json() as CaptionsPayload;
     const style = document.createElement('style');
-    style.textContent = STYLE;
+    style.textContent = CAPTIONS_STYLE;
     const root = document.createElement('div');
     root.innerHTML = renderCaptions(payload, ctx.workspace.isTrusted);
     element.replaceChildren(style, ...Array.from(root.childNodes));

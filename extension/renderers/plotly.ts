@@ -56,11 +56,14 @@ export const activate: ActivationFunction = (ctx) => ({
     const div = document.createElement('div');
     div.className = 'cckit-plotly';
     div.dataset.traces = String(fig.data?.length ?? 0);
+    // plotly sizes the plot to its container: give it the figure's height (width follows the output).
+    const layout = themed(fig.layout);
     div.style.width = '100%';
+    div.style.height = `${Number(layout.height) || 420}px`;
     element.appendChild(div);
     // The figure is plain JSON from the kernel; plotly's own types are stricter than what it accepts.
     const newPlot = Plotly.newPlot as unknown as (root: HTMLElement, data: unknown[], layout: object, config: object) => Promise<unknown>;
-    void newPlot(div, fig.data ?? [], themed(fig.layout), { responsive: true, displaylogo: false, ...(fig.config ?? {}) });
+    void newPlot(div, fig.data ?? [], layout, { responsive: true, displaylogo: false, ...(fig.config ?? {}) });
   },
   disposeOutputItem(id?: string) {
     // Plotly keeps listeners on the div; purge every plot of the disposed output(s).

@@ -1,0 +1,169 @@
+/**
+ * The VS Code extension's pure parts, in plain Node (no VS Code): kernel outputs → notebook output items,
+ * caption images inlined from the workspace only, n-gram highlighting, the caption grid's HTML, what the
+ * sidebar reads of a run, where the kernel comes from, and the manifest's contributions. The extension
+ * running in a real VS Code is test/vscode.test.ts.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { renderCaptions } from '../extension/src/captionsHtml';
+import { candidateRoots, findCckitRoot } from '../extension/src/kernelRoot';
+import { highlight, highlightHtml, ngramPrecision, tokenize } from '../extension/src/ngrams';
+import { CAPTIONS_MIME, PLOTLY_MIME, RUN_MIME, bundleItems, inlineCaptionImages, runOf } from '../extension/src/outputs';
+import { defaultRun, listRunSummaries, loadRun } from '../extension/src/runs';
+import { show, RUN_MIME as DISPLAY_RUN_MIME } from '../src/notebook/display';
+import { FIXTURES_DIR, PACKAGE_ROOT } from '../src/paths';
+
+const dec = new TextDecoder();
+const RUNS = path.join(FIXTURES_DIR, 'runs');
+const SAMPLE = path.join(RUNS, 'sample');
+
+test('bundle → output items: richest first, JSON as JSON, images decoded, the run announcement dropped', () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+  const items = bundleItems({
+    'text/plain': 'fig',
+    [PLOTLY_MIME]: { data: [{ type: 'bar' }], layout: {} },
+    'image/png': png.toString('base64'),
+    'text/html': ['<b>', 'x</b>'],
+    [RUN_MIME]: { runDir: 'runs/a' },
+  });
+  assert.deepEqual(
+    items.map((i) => i.mime),
+    [PLOTLY_MIME, 'text/html', 'image/png', 'text/plain'],
+  );
+  assert.deepEqual(JSON.parse(dec.decode(items[0]!.data)), { data: [{ type: 'bar' }], layout: {} });
+  assert.equal(dec.decode(items[1]!.data), '<b>x</b>');
+  assert.deepEqual(Buffer.from(items[2]!.data), png);
+  assert.deepEqual(runOf({ [RUN_MIME]: { runDir: 'runs/a', split: 'nocaps-val' } }), { runDir: 'runs/a', split: 'nocaps-val' });
+  assert.equal(runOf({ 'text/plain': 'x' }), undefined);
+});
+
+test('caption images: workspace files become data: URIs; outside files and remote URLs are not loaded', () => {
+  const thumb = path.join(SAMPLE, 'thumbs', '0.jpg');
+  const out = inlineCaptionImages(
+    {
+      version: 1,
+      items: [
+        { caption: 'a', image: path.relative(PACKAGE_ROOT, thumb) },
+        { caption: 'b', image: '/etc/hostname.png' },
+        { caption: 'c', image: 'https://example.com/x.jpg' },
+        { caption: 'd', image: 'data:image/png;base64,AAAA' },
+        { caption: 'e', image: 'test/fixtures/runs/sample/thumbs/missing.jpg' },
+      ],
+    },
+    PACKAGE_ROOT,
+    [PACKAGE_ROOT],
+  ) as { items: Array<{ image?: string; imageNote?: string }> };
+  assert.ok(out.items[0]!.image!.startsWith('data:image/jpeg;base64,'));
+  assert.deepEqual(Buffer.from(out.items[0]!.image!.split(',')[1]!, 'base64'), fs.readFileSync(thumb));
+  assert.deepEqual(out.items[1], { caption: 'b', imageNote: 'image outside the workspace' });
+  assert.deepEqual(out.items[2], { caption: 'c', imageNote: 'remote image not loaded' });
+  assert.equal(out.items[3]!.image, 'data:image/png;base64,AAAA');
+  assert.equal(out.items[4]!.imageNote, 'image not found');
+  // The controller applies it to caption grids only.
+  const items = bundleItems({ [CAPTIONS_MIME]: { items: [{ caption: 'x', image: 'https://a/b.jpg' }] } }, (m, v) => (m === CAPTIONS_MIME ? inlineCaptionImages(v, PACKAGE_ROOT, [PACKAGE_ROOT]) : v));
+  assert.deepEqual(JSON.parse(dec.decode(items[0]!.data)).items[0], { caption: 'x', imageNote: 'remote image not loaded' });
+});
+
+test('n-gram highlighting marks each word with the longest shared n-gram', () => {
+  const t = highlight('A dog runs on the beach!', ['a dog on the sand', 'the beach']);
+  const marks = t.filter((x) => x.word).map((x) => `${x.word}:${x.match}`);
+  assert.deepEqual(marks, ['a:2', 'dog:2', 'runs:0', 'on:2', 'the:2', 'beach:2']);
+  assert.equal(tokenize('a, b').map((x) => x.text).join(''), 'a, b');
+  assert.equal(highlightHtml(highlight('<b>dog</b>', ['dog'])), '&lt;b&gt;<mark class="ng1">dog</mark>&lt;/b&gt;');
+  assert.deepEqual(ngramPrecision('a dog runs', ['a dog sleeps']), [2 / 3, 1 / 2, 0, 0]);
+});
+
+test('caption grid HTML: escaped text, data: images only, none in an untrusted workspace', () => {
+  const payload = {
+    title: 'T <1>',
+    items: [
+      { id: '1', caption: 'a <script>dog</script>', references: ['a dog'], score: 1.23456, domain: 'in', image: 'data:image/jpeg;base64,AAAA' },
+      { id: '2', caption: 'cat', image: 'https://example.com/x.jpg' },
+    ],
+  };
+  const html = renderCaptions(payload, true);
+  assert.ok(!html.includes('<script>'));
+  assert.match(html, /&lt;script&gt;/);
+  assert.match(html, /<h4>T &lt;1&gt;<\/h4>/);
+  assert.match(html, /<img class="thumb" src="data:image\/jpeg;base64,AAAA"/);
+  assert.ok(!html.includes('example.com'), 'remote images never reach the page');
+  assert.match(html, /CIDEr 1\.235/);
+  assert.match(html, /class="domain in"/);
+  const untrusted = renderCaptions(payload, false);
+  assert.ok(!untrusted.includes('<img'));
+  assert.match(untrusted, /untrusted workspace/);
+  assert.ok(!renderCaptions({ items: [{ caption: 'only text' }] }, true).includes('noimg'), 'no image boxes in a grid without images');
+});
+
+test('the sidebar reads a run: predictions, per-image scores, thumbnails inside the run, corpus scores', () => {
+  const runs = listRunSummaries(RUNS);
+  assert.deepEqual(
+    runs.map((r) => r.id),
+    ['sample'],
+  );
+  assert.equal(defaultRun(RUNS), SAMPLE);
+  const view = loadRun(SAMPLE);
+  assert.equal(view.split, 'nocaps-val');
+  assert.equal(view.items.length, 12);
+  for (const it of view.items) {
+    assert.ok(it.thumb && fs.existsSync(it.thumb) && it.thumb.startsWith(SAMPLE + path.sep));
+    assert.equal(typeof it.scores.CIDEr, 'number');
+    assert.ok(['in', 'near', 'out'].includes(it.domain!));
+    assert.ok(it.references.length > 0);
+  }
+  assert.equal(typeof view.corpus?.CIDEr, 'number');
+  // A thumbnail path escaping the run directory is not shown.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-run-'));
+  try {
+    fs.cpSync(SAMPLE, path.join(tmp, 'r'), { recursive: true });
+    const file = path.join(tmp, 'r', 'predictions', 'nocaps-val.json');
+    const preds = JSON.parse(fs.readFileSync(file, 'utf8'));
+    preds.items[0].thumb = '../../../etc/passwd';
+    fs.writeFileSync(file, JSON.stringify(preds));
+    assert.equal(loadRun(path.join(tmp, 'r')).items[0]!.thumb, undefined);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('the kernel comes from a cckit checkout with dist/ built (setting, workspace, node_modules/cckit)', () => {
+  const found = findCckitRoot(candidateRoots('', [PACKAGE_ROOT]));
+  assert.ok('root' in found, JSON.stringify(found));
+  assert.equal(found.root, PACKAGE_ROOT);
+  assert.ok(fs.existsSync(found.hostJs));
+  assert.deepEqual(candidateRoots('../x', ['/w']), [path.resolve('/w', '../x'), '/w', path.join('/w', 'node_modules', 'cckit')]);
+  const none = findCckitRoot(candidateRoots('', [os.tmpdir()]));
+  assert.ok('error' in none && /no cckit found/.test(none.error));
+});
+
+test('manifest: the controller, renderers, sidebar and commands the extension registers', () => {
+  const m = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'extension', 'package.json'), 'utf8'));
+  const titles = m.contributes.commands.map((c: { category: string; title: string }) => `${c.category}: ${c.title}`);
+  assert.deepEqual(titles, ['cckit: Open Reproduction Notebook…', 'cckit: Show Run Predictions…', 'cckit: Restart Kernel', 'cckit: Interrupt Kernel']);
+  const renderers = m.contributes.notebookRenderer as Array<{ mimeTypes: string[]; entrypoint: string }>;
+  assert.deepEqual(renderers.flatMap((r) => r.mimeTypes).sort(), [CAPTIONS_MIME, PLOTLY_MIME].sort());
+  assert.deepEqual(m.contributes.views.cckit, [{ type: 'webview', id: 'cckit.captions', name: 'Captions' }]);
+  assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
+  const src = fs.readFileSync(path.join(PACKAGE_ROOT, 'extension', 'src', 'controller.ts'), 'utf8');
+  assert.match(src, /createNotebookController\(CONTROLLER_ID, 'jupyter-notebook', CONTROLLER_LABEL\)/);
+  assert.match(src, /CONTROLLER_LABEL = 'cckit TypeScript'/);
+});
+
+test('show.run announces a run: a run MIME bundle in a notebook, a text line elsewhere', () => {
+  assert.equal(DISPLAY_RUN_MIME, RUN_MIME);
+  const published: unknown[] = [];
+  const key = Symbol.for('cckit.notebook.display');
+  const g = globalThis as Record<symbol, unknown>;
+  const before = g[key];
+  g[key] = (req: unknown) => published.push(req);
+  try {
+    show.run('runs/abc', { split: 'nocaps-val' });
+  } finally {
+    g[key] = before;
+  }
+  assert.deepEqual(published, [{ data: { [RUN_MIME]: { runDir: 'runs/abc', split: 'nocaps-val' }, 'text/plain': 'run: runs/abc (nocaps-val)' }, metadata: {}, update: false }]);
+});
