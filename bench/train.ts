@@ -25,7 +25,7 @@ import { TRANSFORMER_SIZES, TransformerSize } from '../src/models/transformer';
 import { initBackend, loadTf } from '../src/train/backend';
 import { createModel, ModelDims } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
-import { localGradients, Replicas, StepGradients } from '../src/train/parallel';
+import { localGradients, Replicas, StepGradients, StepTiming } from '../src/train/parallel';
 import { BatchTensors, objectiveCounts, objectiveLoss, TrainConfig } from '../src/train/trainer';
 import { seededRandom } from '../src/util/random';
 
@@ -110,6 +110,8 @@ interface TfjsResult {
   ms: number;
   times: number[];
   params: number;
+  /** Multi-replica steps: medians of where the time went. */
+  timing?: StepTiming;
 }
 
 /** Median ms of the trainer's step (gradients on `workers` replicas, then Adam) on the fixed batch. */
@@ -127,13 +129,14 @@ async function timeTfjs(size: TransformerSize, workers: number, steps: number, w
     workers > 1
       ? await Replicas.start<BatchTensors, TrainConfig>({ workers, variables, model: config.model, dims, lossConfig: config, lossModule: require.resolve('../src/train/trainer'), lossFactory: 'replicaLoss', backend: backend as 'wasm', loss, counts: objectiveCounts })
       : undefined;
+  const timings: StepTiming[] = [];
   const step = async (i: number): Promise<number> => {
     const t0 = performance.now();
     (model as unknown as { setDropoutStep(s: number): void }).setDropoutStep(i);
-    const { grads }: StepGradients = replicas ? await replicas.gradients(i, batch) : localGradients(variables, (parts) => loss(batch, parts));
+    const { grads, timing }: StepGradients = replicas ? await replicas.gradients(i, batch) : localGradients(variables, (parts) => loss(batch, parts));
+    if (timing && i >= warmup) timings.push(timing);
+    // wasm (and tfjs-node) kernels run synchronously: the new weights exist when apply returns
     optimizer.apply(grads, 1e-4);
-    // the step ends when the new weights exist
-    for (const v of variables.values()) v.dataSync();
     return performance.now() - t0;
   };
   try {
@@ -141,7 +144,10 @@ async function timeTfjs(size: TransformerSize, workers: number, steps: number, w
     const times: number[] = [];
     for (let i = 0; i < steps; i++) times.push(await step(warmup + i));
     if (profile && workers === 1) await profileStep(tf, () => step(warmup + steps));
-    return { ms: median(times), times, params };
+    const timing = timings.length
+      ? { send: median(timings.map((t) => t.send)), local: median(timings.map((t) => t.local)), wait: median(timings.map((t) => t.wait)), combine: median(timings.map((t) => t.combine)), workers: timings[0]!.workers.map((_, w) => median(timings.map((t) => t.workers[w]!))) }
+      : undefined;
+    return { ms: median(times), times, params, timing };
   } finally {
     await replicas?.close();
     optimizer.dispose();
@@ -221,6 +227,8 @@ async function main(): Promise<void> {
       params = r.params;
       rows.push({ label: `tfjs-${info.name}, ${workers} replica${workers === 1 ? '' : 's'}`, ms: r.ms });
       console.log(`  ${rows.at(-1)!.label.padEnd(26)} ${r.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / r.ms).toFixed(1).padStart(7)} samples/s ${(flops / r.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   [${r.times.map((t) => t.toFixed(0)).join(' ')}]`);
+      const t = r.timing;
+      if (t) console.log(`    (medians, ms: send ${t.send.toFixed(0)}, shard 0 here ${t.local.toFixed(0)}, then waiting ${t.wait.toFixed(0)}, combine ${t.combine.toFixed(0)}; worker shards ${t.workers.map((w) => w.toFixed(0)).join(', ')}; the rest is Adam)`);
     }
     const bestTfjs = Math.min(...rows.map((r) => r.ms));
     if (!withTorch || torchNote) continue;

@@ -39,6 +39,21 @@ export interface StepGradients {
   losses: Losses;
   /** Gradients by variable name (the names of the map given to the replicas); caller disposes. */
   grads: Map<string, TF.Tensor>;
+  /** Multi-replica steps: where the step's wall time went, ms (benchmarks report it). */
+  timing?: StepTiming;
+}
+
+export interface StepTiming {
+  /** Slicing shards, copying weights and shards out to the workers. */
+  send: number;
+  /** Shard 0 on this thread. */
+  local: number;
+  /** Waiting for the workers after shard 0 was done. */
+  wait: number;
+  /** Adding the workers' gradients. */
+  combine: number;
+  /** Each worker's own time for its shard (weights in, gradients, gradients out). */
+  workers: number[];
 }
 
 /** The loss of a batch (or shard): fills `parts` with each objective's (scaled) loss. */
@@ -113,6 +128,7 @@ interface Leaf {
 interface StepReply {
   losses?: Losses;
   present?: boolean[];
+  ms?: number;
   error?: string;
 }
 
@@ -196,6 +212,7 @@ export class Replicas<T extends object, C> {
     if (this.failed) throw this.failed;
     if (this.closed) throw new Error('parallel: replicas are closed');
     const tf = loadTf();
+    const t0 = performance.now();
     const leaves = flattenTree(tensors as unknown as TensorTree);
     const rows = leaves[0]?.tensor.shape[0] ?? 0;
     for (const { path: p, tensor } of leaves) if (tensor.shape[0] !== rows) throw new Error(`parallel: ${p.join('.')} has ${tensor.shape[0]} rows, expected ${rows}`);
@@ -218,13 +235,16 @@ export class Replicas<T extends object, C> {
         pending.push(this.next(r - 1));
         worker.postMessage({ step, leaves: shardLeaves, scales: scales[r] }, shardLeaves.map((l) => l.data.buffer as ArrayBuffer));
       }
+      const t1 = performance.now();
       const local = localGradients(this.options.variables, (parts) => this.options.loss(shards[0]!, parts, scales[0]));
       const losses = local.losses;
       const grads = local.grads;
+      const t2 = performance.now();
+      const replies = await Promise.all(pending);
+      const t3 = performance.now();
       for (let r = 1; r < this.size; r++) {
-        const wait = pending[r - 1];
-        if (!wait) continue;
-        const reply = await wait;
+        const reply = replies[r - 1];
+        if (!reply) continue;
         for (const [name, value] of Object.entries(reply.losses!)) losses[name] = (losses[name] ?? 0) + value;
         const buffer = this.grads[r - 1]!;
         this.slots.forEach((slot, i) => {
@@ -236,7 +256,8 @@ export class Replicas<T extends object, C> {
           theirs.dispose();
         });
       }
-      return { losses, grads };
+      const timing = { send: t1 - t0, local: t2 - t1, wait: t3 - t2, combine: performance.now() - t3, workers: replies.map((r) => r?.ms ?? 0) };
+      return { losses, grads, timing };
     } finally {
       for (const shard of shards) tf.dispose(flattenTree(shard as unknown as TensorTree).map((l) => l.tensor));
     }
@@ -353,6 +374,7 @@ export async function runReplica<C>(data: ReplicaData<C>): Promise<void> {
     port.postMessage({});
     port.on('message', (msg: { step: number; leaves: Leaf[]; scales: Counts }) => {
       try {
+        const t0 = performance.now();
         for (const slot of data.slots) {
           tf.tidy(() => ordered.get(slot.name)!.assign(tf.tensor(data.weights.subarray(slot.offset, slot.offset + slot.size), slot.shape, 'float32')));
         }
@@ -367,7 +389,7 @@ export async function runReplica<C>(data: ReplicaData<C>): Promise<void> {
           g.dispose();
           return true;
         });
-        port.postMessage({ losses, present } satisfies StepReply);
+        port.postMessage({ losses, present, ms: performance.now() - t0 } satisfies StepReply);
       } catch (e) {
         port.postMessage({ error: String((e as Error)?.stack ?? e) } satisfies StepReply);
       }
