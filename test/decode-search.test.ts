@@ -169,6 +169,9 @@ test('beam 5: early stopping changes nothing; n-best lists are ranked by the nor
     assert.deepEqual(beam.tokens, full.tokens);
     assert.deepEqual(beam.nBest, full.nBest);
     assert.ok(beam.rowsDecoded <= full.rowsDecoded);
+    const heuristic = beamSearch(model, input, { beamSize: 5, alpha, maxLen: 30, nBest: 3, earlyStopping: 'heuristic' });
+    assert.ok(heuristic.rowsDecoded <= beam.rowsDecoded);
+    if (alpha === 0) assert.deepEqual(heuristic.tokens, beam.tokens); // without a length penalty the heuristic bound is exact
     for (const list of beam.nBest!) {
       assert.equal(list.length, 3);
       for (let i = 1; i < list.length; i++) assert.ok(list[i - 1].score >= list[i].score);

@@ -12,43 +12,38 @@
  *    hypothesis's log-probability only falls as it grows, so logP / lp(maxLen) bounds what it can
  *    still reach (for α ≥ 0; the bound takes the larger penalty either way);
  *  - after maxLen steps the hypotheses still open finish as they are (no EOS, len = maxLen);
- *  - images that stopped leave the batch (their encoder rows are dropped), so the long late steps
- *    are paid only by the images still searching.
+ *  - images that stopped leave the batch (their rows are dropped), so the long late steps are paid
+ *    only by the images still searching.
  *
- * The first step decodes one row per image (all K beams start from BOS alone); the rows are tiled
- * to K after it.
+ * The first step decodes one row per image (all K beams start from BOS alone); the rows are
+ * repeated to K after it. With a step decoder (./incremental) each new hypothesis's row takes its
+ * parent's decoding state; through `decode` on whole prefixes, rows only move when images leave.
  */
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../train/backend';
-import { CaptionModel, EOS_ID, Encoded, EncoderInput } from '../models/types';
-import {
-  BeamOptions,
-  canCompact,
-  checkDecodeOptions,
-  cloneEncoded,
-  DEFAULT_BANNED,
-  DecodeResult,
-  disposeEncoded,
-  encodeOwned,
-  Hypothesis,
-  lengthPenalty,
-  nextLogProbs,
-  normalisedScore,
-  prefixTensor,
-  selectRows,
-  tidyEncoded,
-  tokenMask,
-} from './common';
+import { CaptionModel, EOS_ID, EncoderInput } from '../models/types';
+import { BeamOptions, checkDecodeOptions, DEFAULT_BANNED, DecodeResult, Hypothesis, lengthPenalty, normalisedScore, tokenMask } from './common';
+import { makeScorer } from './scorer';
 
 export interface BeamSearchOptions extends Partial<BeamOptions> {
   maxLen: number;
-  /** Stop an image once no live hypothesis can beat its finished ones (default true; false runs to maxLen). */
-  earlyStopping?: boolean;
+  /**
+   * When an image stops before maxLen (its nBest-th finished hypothesis against its best live one, of
+   * log-probability s after t tokens):
+   *  - true (default): exact — no live hypothesis can still beat it, s / lp(maxLen) ≤ finished
+   *    (tensor2tensor's rule); the result is the one running to maxLen would give;
+   *  - 'heuristic': s / lp(t + 1) ≤ finished, the best live hypothesis as if it ended now (Hugging
+   *    Face's default); faster, may miss a longer caption the length penalty would have preferred;
+   *  - false: run to maxLen.
+   */
+  earlyStopping?: boolean | 'heuristic';
 }
 
 interface Live {
   tokens: number[];
   logProb: number;
+  /** The scorer row this hypothesis's prefix was scored in (its parent's row). */
+  row: number;
 }
 
 /** An image's best finished hypotheses, best first, at most `capacity` of them. */
@@ -89,30 +84,20 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
   const finished = Array.from({ length: batch }, () => new FinishedList(nBest));
   /** Live hypotheses of each image still searching, best first (fewer than K only on tiny vocabularies). */
   const live = new Map<number, Live[]>();
-  for (let b = 0; b < batch; b++) live.set(b, [{ tokens: [], logProb: 0 }]);
+  for (let b = 0; b < batch; b++) live.set(b, [{ tokens: [], logProb: 0, row: b }]);
   /**
-   * Images whose rows `encoded` holds, in row order (width rows each): the images still searching,
-   * or every image when the encoder output cannot be cut by rows (then finished images ride along
-   * as −∞ rows).
+   * Images the scorer's rows belong to, in row order (width rows each): the images still searching,
+   * or every image when the scorer cannot drop rows (then finished images ride along as −∞ rows).
    */
   let rows = Array.from({ length: batch }, (_, b) => b);
-  let encoded: Encoded = encodeOwned(model, input);
   let width = 1;
-  let compactable = canCompact(encoded, batch);
+  const scorer = makeScorer(model, input, options);
   const masks = [tokenMask(V, banned, false), tokenMask(V, banned, true)];
   let steps = 0;
   let rowsDecoded = 0;
 
   try {
     for (let t = 0; t < maxLen && live.size > 0; t++) {
-      if (t === 1 && K > 1) {
-        // every image now has up to K live hypotheses: repeat its encoder rows K times
-        const tiled = tidyEncoded(() => cloneEncoded(model.tileEncoded(encoded, K)));
-        disposeEncoded(encoded);
-        encoded = tiled;
-        width = K;
-        compactable = compactable && canCompact(encoded, rows.length * K);
-      }
       // width rows per image: its live hypotheses, then −∞ fillers (finished images: fillers only)
       const prefixes: number[][] = [];
       const rowLogProb = new Float32Array(rows.length * width);
@@ -127,7 +112,7 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
       const mask = masks[t < minLen ? 1 : 0];
       const k2 = Math.min(2 * K, width * V);
       const [values, indices] = tf.tidy(() => {
-        const lp = nextLogProbs(model, encoded, prefixTensor(prefixes, t), mask);
+        const lp = scorer.logProbs(prefixes, t, mask);
         const total = tf.add(lp, tf.tensor2d(rowLogProb, [prefixes.length, 1])) as TF.Tensor2D;
         const top = tf.topk(total.reshape([rows.length, width * V]), k2, true);
         return [top.values.dataSync() as Float32Array, top.indices.dataSync() as Int32Array];
@@ -136,7 +121,7 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
       rowsDecoded += prefixes.length;
 
       const stillActive: number[] = [];
-      const keepRows: number[] = [];
+      const keptImages: number[] = [];
       rows.forEach((b, i) => {
         const hyps = live.get(b);
         if (!hyps) return;
@@ -146,12 +131,13 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
           const value = values[i * k2 + r];
           if (value === -Infinity) break;
           const index = indices[i * k2 + r];
-          const parent = hyps[Math.floor(index / V)];
+          const beam = Math.floor(index / V);
+          const parent = hyps[beam];
           const token = index % V;
           if (token === EOS_ID) {
             if (r < K) list.add({ tokens: parent.tokens, logProb: value, score: normalisedScore(value, t + 1, alpha), ended: true });
           } else if (next.length < K) {
-            next.push({ tokens: [...parent.tokens, token], logProb: value });
+            next.push({ tokens: [...parent.tokens, token], logProb: value, row: i * width + beam });
           }
         }
         let done = next.length === 0;
@@ -163,7 +149,7 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
           // next[0] has the highest log-probability of the live hypotheses; it can only fall, and the
           // length it finishes at lies in t+2..maxLen, where the penalty is monotone
           const best = next[0].logProb;
-          const bound = Math.max(best / lengthPenalty(t + 2, alpha), best / lengthPenalty(maxLen, alpha));
+          const bound = earlyStopping === 'heuristic' ? best / lengthPenalty(t + 2, alpha) : Math.max(best / lengthPenalty(t + 2, alpha), best / lengthPenalty(maxLen, alpha));
           if (list.threshold >= bound) done = true;
         }
         if (done) {
@@ -171,16 +157,28 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
         } else {
           live.set(b, next);
           stillActive.push(b);
-          for (let k = 0; k < width; k++) keepRows.push(i * width + k);
+          keptImages.push(i);
         }
       });
-      if (compactable && stillActive.length < rows.length && stillActive.length > 0) {
-        encoded = selectRows(encoded, keepRows);
-        rows = stillActive;
+      if (live.size === 0) break;
+
+      // next step's rows: K per image still searching, each continuing its parent's row
+      if (!scorer.canSelect) {
+        if (width === 1 && K > 1) scorer.tile(K);
+        width = K;
+        continue;
       }
+      const parents: number[] = [];
+      for (const b of stillActive) {
+        const next = live.get(b)!;
+        for (let k = 0; k < K; k++) parents.push((next[k] ?? next[0]).row);
+      }
+      scorer.select(parents, width !== K || stillActive.length < rows.length ? keptImages : null, K);
+      rows = stillActive;
+      width = K;
     }
   } finally {
-    disposeEncoded(encoded);
+    scorer.dispose();
     masks.forEach((m) => m.dispose());
   }
 

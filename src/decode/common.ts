@@ -6,6 +6,7 @@
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../train/backend';
 import { BOS_ID, CaptionModel, EOS_ID, Encoded, EncoderInput, MASK_ID, PAD_ID } from '../models/types';
+import type { StepDecoder } from './incremental';
 
 export interface DecodeOptions {
   /** Most caption tokens (EOS not counted); a hypothesis still open after maxLen steps ends there. */
@@ -17,6 +18,11 @@ export interface DecodeOptions {
    * be banned. UNK stays allowed, as in coco-caption-era captioners.
    */
   bannedTokens?: readonly number[];
+  /**
+   * Incremental decoding (see ./incremental): a StepDecoder to use, or false for the full-prefix
+   * `decode` path. Default: the model's own `stepDecoder()`, or cckit's for TransformerCaptioner.
+   */
+  stepDecoder?: StepDecoder | false;
 }
 
 export interface BeamOptions extends DecodeOptions {

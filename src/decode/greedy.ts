@@ -1,23 +1,12 @@
 /**
  * Greedy decoding over a whole batch: one decoder call per step for every image still open; an
- * image leaves the batch when it emits EOS (its encoder rows are dropped, so late, long steps only
- * pay for the images still writing).
+ * image leaves the batch when it emits EOS (its rows are dropped, so late, long steps only pay for
+ * the images still writing). Incremental when the model offers a step decoder (./incremental).
  */
 import { loadTf } from '../train/backend';
-import { CaptionModel, EOS_ID, Encoded, EncoderInput } from '../models/types';
-import {
-  canCompact,
-  checkDecodeOptions,
-  DEFAULT_BANNED,
-  DecodeOptions,
-  DecodeResult,
-  disposeEncoded,
-  encodeOwned,
-  nextLogProbs,
-  prefixTensor,
-  selectRows,
-  tokenMask,
-} from './common';
+import { CaptionModel, EOS_ID, EncoderInput } from '../models/types';
+import { checkDecodeOptions, DEFAULT_BANNED, DecodeOptions, DecodeResult, tokenMask } from './common';
+import { makeScorer } from './scorer';
 
 export function greedyDecode(model: CaptionModel, input: EncoderInput, options: DecodeOptions): DecodeResult {
   checkDecodeOptions(options);
@@ -29,45 +18,43 @@ export function greedyDecode(model: CaptionModel, input: EncoderInput, options: 
 
   const tokens: number[][] = Array.from({ length: batch }, () => []);
   const logProbs = new Array<number>(batch).fill(0);
-  let encoded: Encoded = encodeOwned(model, input);
-  const compactable = canCompact(encoded, batch);
+  const scorer = makeScorer(model, input, options);
   const masks = [tokenMask(model.vocabSize, banned, false), tokenMask(model.vocabSize, banned, true)];
-  /** Image of each row of `encoded`. */
-  let open = Array.from({ length: batch }, (_, b) => b);
+  /** Image of each scorer row: the open images, or every image when rows cannot be dropped. */
+  let rows = Array.from({ length: batch }, (_, b) => b);
+  const open = new Set(rows);
   let steps = 0;
   let rowsDecoded = 0;
   try {
-    for (let t = 0; t < maxLen && open.length > 0; t++) {
-      const rows = compactable ? open : Array.from({ length: batch }, (_, b) => b);
+    for (let t = 0; t < maxLen && open.size > 0; t++) {
       const mask = masks[t < minLen ? 1 : 0];
       const [ids, lps] = tf.tidy(() => {
-        const prefix = prefixTensor(
+        const lp = scorer.logProbs(
           rows.map((b) => tokens[b]),
           t,
+          mask,
         );
-        const lp = nextLogProbs(model, encoded, prefix, mask);
-        const best = tf.argMax(lp, 1);
-        const bestLp = tf.max(lp, 1);
-        return [best.dataSync() as Int32Array, bestLp.dataSync() as Float32Array];
+        return [tf.argMax(lp, 1).dataSync() as Int32Array, tf.max(lp, 1).dataSync() as Float32Array];
       });
       steps++;
       rowsDecoded += rows.length;
-      const still: number[] = [];
       const keep: number[] = [];
-      const openSet = new Set(open);
       rows.forEach((b, r) => {
-        if (!openSet.has(b)) return;
+        if (!open.has(b)) return;
         logProbs[b] += lps[r];
-        if (ids[r] === EOS_ID) return;
-        tokens[b].push(ids[r]);
-        still.push(b);
-        keep.push(r);
+        if (ids[r] === EOS_ID) {
+          open.delete(b);
+        } else {
+          tokens[b].push(ids[r]);
+          keep.push(r);
+        }
       });
-      if (compactable && still.length < open.length && still.length > 0) encoded = selectRows(encoded, keep);
-      open = still;
+      if (!scorer.canSelect) continue;
+      if (keep.length > 0) scorer.select(keep, keep.length < rows.length ? keep : null, 1);
+      rows = keep.map((r) => rows[r]);
     }
   } finally {
-    disposeEncoded(encoded);
+    scorer.dispose();
     masks.forEach((m) => m.dispose());
   }
   return { tokens, scores: [...logProbs], logProbs, steps, rowsDecoded };
