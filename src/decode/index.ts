@@ -25,6 +25,8 @@ export interface DecodeSettings {
   alpha: number;
   maxLen: number;
   minLen?: number;
+  /** Beam only: exact (default), 'heuristic' or false — see BeamSearchOptions.earlyStopping. */
+  earlyStopping?: boolean | 'heuristic';
 }
 
 /**
@@ -52,7 +54,7 @@ export function decodePreset(name: string): DecodeSettings {
 
 /** A short label for files and tables: "beam5 α0.6 max36", "greedy max36". */
 export function describeDecoder(s: DecodeSettings): string {
-  const min = s.minLen ? ` min${s.minLen}` : '';
+  const min = (s.minLen ? ` min${s.minLen}` : '') + (s.method === 'beam' && s.earlyStopping === 'heuristic' ? ' heuristic-stop' : '');
   return s.method === 'greedy' ? `greedy max${s.maxLen}${min}` : `beam${s.beamSize} α${s.alpha} max${s.maxLen}${min}`;
 }
 
@@ -60,7 +62,7 @@ export function describeDecoder(s: DecodeSettings): string {
 export function decodeBatch(model: CaptionModel, input: EncoderInput, s: DecodeSettings): DecodeResult {
   return s.method === 'greedy'
     ? greedyDecode(model, input, { maxLen: s.maxLen, minLen: s.minLen })
-    : beamSearch(model, input, { beamSize: s.beamSize, alpha: s.alpha, maxLen: s.maxLen, minLen: s.minLen });
+    : beamSearch(model, input, { beamSize: s.beamSize, alpha: s.alpha, maxLen: s.maxLen, minLen: s.minLen, earlyStopping: s.earlyStopping });
 }
 
 /** A batch of images to caption: their ids and the encoder's inputs. */
