@@ -28,6 +28,7 @@ import * as path from 'path';
 import type * as TF from '@tensorflow/tfjs';
 import type { Backbone } from './backbone';
 import { renderScenePixels } from './pixels';
+import { signatureVector, visualSignature } from '../world/render';
 import { loadTf } from '../train/backend';
 import type { Progress } from '../report/progress';
 import { buildConcepts, fnv1a } from '../world/concepts';
@@ -40,6 +41,8 @@ type Tfjs = typeof TF;
 /** Bumped when the architecture or the pre-training recipe changes (invalidates cached weights). */
 export const WORLD_CNN_VERSION = 1;
 const PRETRAIN_STREAM = 0x9e7a1;
+/** Numbers of a concept's visual signature (render.ts signatureVector). */
+const ATTRIBUTES = 32;
 const HELDOUT_STREAM = 0x4e1d0;
 
 export interface WorldCnnConfig {
@@ -72,6 +75,12 @@ export interface PretrainOptions {
   denseWeight: number;
   /** Also predict each concept's WordNet hypernyms (as the tagger reports them): denser labels. */
   hypernyms: boolean;
+  /**
+   * Weight of the attribute loss: every cell an object covers regresses that object's visual
+   * signature (shape family, colours, texture, proportions: render.ts signatureVector, 32
+   * numbers), like attribute labels beside object labels (0: none).
+   */
+  attributeWeight: number;
 }
 
 /** Default: ~60–70 s on the 2-core machine (wasm, one thread): see docs/vision.md. */
@@ -86,6 +95,7 @@ export const DEFAULT_PRETRAIN: PretrainOptions = {
   heldOut: 300,
   denseWeight: 0,
   hypernyms: true,
+  attributeWeight: 1,
 };
 
 export interface PretrainMetrics {
@@ -119,6 +129,14 @@ interface Manifest {
 }
 
 // ------------------------------------------------------------------ the network
+
+export interface LossExtras {
+  cellLabels?: TF.Tensor4D;
+  denseWeight?: number;
+  attributes?: TF.Tensor2D;
+  attributeMask?: TF.Tensor2D;
+  attributeWeight?: number;
+}
 
 interface Layer {
   w: TF.Variable;
@@ -187,6 +205,7 @@ export class WorldCnn implements Backbone {
     readonly config: WorldCnnConfig,
     private readonly layers: Layer[],
     private readonly head: { w: TF.Variable; b: TF.Variable },
+    private readonly attributes: { w: TF.Variable; b: TF.Variable },
     private featureScale: number,
     readonly metrics: PretrainMetrics | undefined,
   ) {
@@ -219,7 +238,11 @@ export class WorldCnn implements Backbone {
       w: tf.variable(tf.tensor2d(normals(cin * concepts, Math.sqrt(1 / cin) * 0.1, random), [cin, concepts])),
       b: tf.variable(tf.fill([concepts], prior)),
     };
-    return new WorldCnn(id, config, layers, head, 1, undefined);
+    const attributes = {
+      w: tf.variable(tf.tensor2d(normals(cin * ATTRIBUTES, Math.sqrt(1 / cin), random), [cin, ATTRIBUTES])),
+      b: tf.variable(tf.zeros([ATTRIBUTES])),
+    };
+    return new WorldCnn(id, config, layers, head, attributes, 1, undefined);
   }
 
   /** Unscaled feature map (ReLU outputs of the last conv). */
@@ -247,27 +270,38 @@ export class WorldCnn implements Backbone {
   }
 
   /**
-   * Multi-label loss of a batch: sigmoid cross-entropy summed over labels, mean over images; plus
+   * Pre-training loss of a batch, per image: sigmoid cross-entropy summed over labels; plus
    * `denseWeight` × the same loss of every cell's logits against `cellLabels` [B, g, g, L] (the
-   * image's logits are the mean of its cells' logits: the head is linear).
+   * image's logits are the mean of its cells' logits: the head is linear); plus
+   * `attributeWeight` × the squared error of the attribute head on covered cells
+   * (`attributes` [B·g·g, 32], `attributeMask` [B·g·g, 1]), summed over attributes, mean over cells.
    */
-  loss(images: TF.Tensor4D, labels: TF.Tensor2D, cellLabels?: TF.Tensor4D, denseWeight = 0): TF.Scalar {
+  loss(images: TF.Tensor4D, labels: TF.Tensor2D, extra: LossExtras = {}): TF.Scalar {
     const tf = this.tf;
     const bce = (z: TF.Tensor, y: TF.Tensor) => tf.sum(tf.add(tf.sub(tf.relu(z), tf.mul(z, y)), tf.log1p(tf.exp(tf.neg(tf.abs(z))))));
     const map = this.rawMap(images);
     const [b, g, , d] = map.shape;
-    if (!cellLabels || denseWeight === 0) {
-      const z = tf.add(tf.matMul(tf.mean(map, [1, 2]) as TF.Tensor2D, this.head.w), this.head.b);
-      return tf.div(bce(z, labels), b) as TF.Scalar;
+    const flat = tf.reshape(map, [b * g * g, d]);
+    let total: TF.Tensor;
+    if (extra.cellLabels && extra.denseWeight) {
+      const cells = tf.add(tf.matMul(flat, this.head.w), this.head.b);
+      const z = tf.mean(tf.reshape(cells, [b, g * g, -1]), 1);
+      const dense = tf.div(bce(cells, tf.reshape(extra.cellLabels, [b * g * g, -1])), g * g);
+      total = tf.add(bce(z, labels), tf.mul(dense, extra.denseWeight));
+    } else {
+      total = bce(tf.add(tf.matMul(tf.mean(map, [1, 2]) as TF.Tensor2D, this.head.w), this.head.b), labels);
     }
-    const cells = tf.add(tf.matMul(tf.reshape(map, [b * g * g, d]), this.head.w), this.head.b);
-    const z = tf.mean(tf.reshape(cells, [b, g * g, -1]), 1);
-    const dense = tf.div(bce(cells, tf.reshape(cellLabels, [b * g * g, -1])), g * g);
-    return tf.div(tf.add(bce(z, labels), tf.mul(dense, denseWeight)), b) as TF.Scalar;
+    if (extra.attributes && extra.attributeMask && extra.attributeWeight) {
+      const predicted = tf.add(tf.matMul(flat, this.attributes.w), this.attributes.b);
+      const err = tf.sum(tf.mul(tf.square(tf.sub(predicted, extra.attributes)), extra.attributeMask));
+      const covered = tf.maximum(tf.sum(extra.attributeMask), 1);
+      total = tf.add(total, tf.mul(tf.div(tf.mul(err, b), covered), extra.attributeWeight));
+    }
+    return tf.div(total, b) as TF.Scalar;
   }
 
   trainableVariables(): TF.Variable[] {
-    return [...this.layers.flatMap((l) => [l.w, l.b]), this.head.w, this.head.b];
+    return [...this.layers.flatMap((l) => [l.w, l.b]), this.head.w, this.head.b, this.attributes.w, this.attributes.b];
   }
 
   /** Named tensors in a fixed order (what the weights file holds). */
@@ -279,6 +313,8 @@ export class WorldCnn implements Backbone {
       ]),
       { name: 'head/w', tensor: this.head.w },
       { name: 'head/b', tensor: this.head.b },
+      { name: 'attributes/w', tensor: this.attributes.w },
+      { name: 'attributes/b', tensor: this.attributes.b },
     ];
   }
 
@@ -295,7 +331,7 @@ export class WorldCnn implements Backbone {
   }
 
   withIdentity(id: string, featureScale: number, metrics: PretrainMetrics | undefined): WorldCnn {
-    return new WorldCnn(id, this.config, this.layers, this.head, featureScale, metrics);
+    return new WorldCnn(id, this.config, this.layers, this.head, this.attributes, featureScale, metrics);
   }
 
   dispose(): void {
@@ -347,7 +383,7 @@ export interface LabelledImages {
   pixels: Uint8Array[];
   /** Concept indices shown in each image. */
   concepts: number[][];
-  /** Per image: [cell, concept] pairs, the cells (row-major on the gridSize² map) each object's box covers ≥ 30% of. */
+  /** Per image: [cell, concept] pairs, the cells (row-major on the gridSize² map) each object's box covers ≥ 30% of, in drawing order (later objects lie on top). */
   cells: [number, number][][];
   size: number;
 }
@@ -412,13 +448,17 @@ function batchTensors(
   space: LabelSpace,
   flips?: readonly boolean[],
   gridSize = 0,
-): { x: TF.Tensor4D; y: TF.Tensor2D; cells?: TF.Tensor4D } {
+  signatures?: readonly (readonly number[])[],
+  withCellLabels = true,
+): { x: TF.Tensor4D; y: TF.Tensor2D; cells?: TF.Tensor4D; attributes?: TF.Tensor2D; attributeMask?: TF.Tensor2D } {
   const s = data.size;
   const L = space.names.length;
   const x = new Float32Array(indices.length * s * s * 3);
   const y = new Float32Array(indices.length * L);
   const g = gridSize;
-  const cells = g > 0 ? new Float32Array(indices.length * g * g * L) : undefined;
+  const cells = g > 0 && withCellLabels ? new Float32Array(indices.length * g * g * L) : undefined;
+  const attributes = g > 0 && signatures ? new Float32Array(indices.length * g * g * ATTRIBUTES) : undefined;
+  const attributeMask = attributes ? new Float32Array(indices.length * g * g) : undefined;
   indices.forEach((index, b) => {
     const src = data.pixels[index]!;
     const base = b * s * s * 3;
@@ -442,11 +482,23 @@ function batchTensors(
         for (const l of space.ofConcept[c]!) cells[((b * g + r) * g + col) * L + l] = 1;
       }
     }
+    if (attributes && attributeMask) {
+      // later objects are drawn on top: the last one covering a cell sets its target
+      for (const [cell, c] of data.cells[index]!) {
+        const r = Math.floor(cell / g);
+        const col = flip ? g - 1 - (cell % g) : cell % g;
+        const at = (b * g + r) * g + col;
+        attributes.set(signatures![c]!, at * ATTRIBUTES);
+        attributeMask[at] = 1;
+      }
+    }
   });
   return {
     x: tf.tensor4d(x, [indices.length, s, s, 3]),
     y: tf.tensor2d(y, [indices.length, L]),
     cells: cells ? tf.tensor4d(cells, [indices.length, g, g, L]) : undefined,
+    attributes: attributes ? tf.tensor2d(attributes, [indices.length * g * g, ATTRIBUTES]) : undefined,
+    attributeMask: attributeMask ? tf.tensor2d(attributeMask, [indices.length * g * g, 1]) : undefined,
   };
 }
 
@@ -501,6 +553,7 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
   const concepts = buildConcepts();
   const C = concepts.length;
   const space = labelSpace(concepts, options.hypernyms);
+  const signatures = concepts.map((c) => signatureVector(visualSignature(c)));
   const renderStart = performance.now();
   const data = await labelledImages(concepts, options.worldSeed, PRETRAIN_STREAM, options.images, config.inputSize, options.sampler, progress, 'render backbone images');
   const renderMs = performance.now() - renderStart;
@@ -527,10 +580,12 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
     (optimizer as unknown as { learningRate: number }).learningRate = lr;
     const indices = Array.from({ length: options.batchSize }, next);
     const flips = indices.map(() => random() < 0.5);
-    const { x, y, cells } = batchTensors(tf, data, indices, space, flips, options.denseWeight > 0 ? model.gridSize : 0);
-    const loss = optimizer.minimize(() => model.loss(x, y, cells, options.denseWeight), true, model.trainableVariables());
+    const dense = options.denseWeight > 0 || options.attributeWeight > 0;
+    const t = batchTensors(tf, data, indices, space, flips, dense ? model.gridSize : 0, options.attributeWeight > 0 ? signatures : undefined, options.denseWeight > 0);
+    const extras: LossExtras = { cellLabels: t.cells, denseWeight: options.denseWeight, attributes: t.attributes, attributeMask: t.attributeMask, attributeWeight: options.attributeWeight };
+    const loss = optimizer.minimize(() => model.loss(t.x, t.y, extras), true, model.trainableVariables());
     losses.push(loss!.dataSync()[0]!);
-    tf.dispose([x, y, loss!, ...(cells ? [cells] : [])]);
+    tf.dispose([loss!, t.x, t.y, ...[t.cells, t.attributes, t.attributeMask].filter((v): v is NonNullable<typeof v> => v !== undefined)]);
     progress?.('train backbone', step + 1, options.steps);
   }
   const trainMs = performance.now() - trainStart;

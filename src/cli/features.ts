@@ -1,0 +1,91 @@
+/**
+ * `cckit features`: computes the frozen visual features of a source's images once and caches
+ * them on disk (src/vision). Add to the program with `program.addCommand(featuresCommand())`.
+ */
+import { Command, Option } from 'commander';
+import { initBackend } from '../train/backend';
+import { terminalProgress } from '../report/progress';
+import { formatTable } from '../report/table';
+import { BACKBONE_NAMES, isBackboneName } from '../vision/backbone';
+import { extractFeatures } from '../vision/cache';
+import { loadBackbone } from '../vision/index';
+import { readImageSource } from '../vision/sources';
+import { DEFAULT_PRETRAIN } from '../vision/world-cnn';
+import { parseWholeNumber } from './world';
+
+export interface FeaturesFlags {
+  in: string;
+  backbone: string;
+  out: string;
+  seed: string;
+  limit?: string;
+  batchSize: string;
+  regions: string;
+  tags?: string;
+  images?: string;
+  pretrainSteps: string;
+  pretrainImages: string;
+}
+
+export async function runFeatures(flags: FeaturesFlags): Promise<void> {
+  if (!isBackboneName(flags.backbone)) throw new Error(`--backbone: "${flags.backbone}" is not ${BACKBONE_NAMES.join(' or ')}`);
+  if (flags.regions !== 'boxes' && flags.regions !== 'tiles') throw new Error(`--regions: "${flags.regions}" is not boxes or tiles`);
+  const seed = parseWholeNumber('--seed', flags.seed);
+  const batchSize = parseWholeNumber('--batch-size', flags.batchSize);
+  if (batchSize === 0) throw new Error('--batch-size: must be at least 1');
+  const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit);
+  const images = await readImageSource(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images });
+  const backend = await initBackend();
+  const progress = terminalProgress();
+  const started = Date.now();
+  try {
+    const backbone = await loadBackbone(flags.backbone, {
+      worldCnn: {
+        cacheDir: flags.out,
+        pretrain: { worldSeed: seed, steps: parseWholeNumber('--pretrain-steps', flags.pretrainSteps), images: parseWholeNumber('--pretrain-images', flags.pretrainImages) },
+        progress,
+        log: (line) => process.stderr.write(line + '\n'),
+      },
+    });
+    const loaded = Date.now();
+    const result = await extractFeatures(images, { backbone, cacheDir: flags.out, batchSize, regions: flags.regions, progress });
+    progress.stop();
+    const seconds = (Date.now() - loaded) / 1000;
+    console.log(
+      formatTable(
+        ['', ''],
+        [
+          ['source', flags.in],
+          ['backbone', `${backbone.id} (D=${backbone.featureDim}, ${backbone.inputSize} px, tfjs ${backend.name})`],
+          ['images', String(images.length)],
+          ['computed', `${result.computed} (${seconds > 0 ? (result.computed / seconds).toFixed(1) : '—'} images/s)`],
+          ['already cached', String(result.cached)],
+          ['failed', String(result.failed.length)],
+          ['store', result.store.dir],
+        ],
+      ),
+    );
+    for (const f of result.failed.slice(0, 10)) console.log(`failed: ${f.key}: ${f.reason}`);
+    console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    backbone.dispose();
+  } finally {
+    progress.stop();
+  }
+}
+
+export function featuresCommand(): Command {
+  return new Command('features')
+    .description('compute and cache frozen visual features (global, 8×8 grid, regions, tags) of a source\'s images')
+    .requiredOption('-i, --in <source>', 'TSV, shard folder, COCO/nocaps annotation JSON, or a world split: world:PRESET:SPLIT (e.g. world:tiny:coco-train)')
+    .addOption(new Option('-b, --backbone <name>', 'world-cnn (pre-trained on the world, cached) or mobilenet (NSFWJS MobileNetV2, bundled)').default('world-cnn'))
+    .option('-o, --out <dir>', 'cache folder: features go to DIR/features/<backbone id>/, world-cnn weights to DIR/backbones/', '.cckit-cache')
+    .option('-s, --seed <n>', 'world seed (world: sources, and the world-cnn pre-training images)', '0')
+    .option('--limit <n>', 'at most this many images')
+    .option('--batch-size <n>', 'images per backbone call', '32')
+    .option('--regions <policy>', 'images without boxes: boxes (no regions) or tiles (the nine 3×3 tiles)', 'boxes')
+    .option('--tags <file>', 'TSV sources: vision tags as JSON lines {url, tags} (default: truth.jsonl beside the TSV)')
+    .option('--images <dir>', 'COCO sources not built by cckit: folder the file_names are relative to')
+    .option('--pretrain-steps <n>', 'world-cnn: pre-training steps (batch 32)', String(DEFAULT_PRETRAIN.steps))
+    .option('--pretrain-images <n>', 'world-cnn: pre-training images', String(DEFAULT_PRETRAIN.images))
+    .action(runFeatures);
+}

@@ -1,0 +1,125 @@
+/**
+ * The images of a data source as `ImageRef`s (cache keys, where the pixels are, boxes, tags):
+ *
+ * - `world:PRESET:SPLIT` (e.g. `world:tiny:coco-train`): ids 0 … size−1 of a split of the world
+ *   with the given seed, as `world://SEED/SPLIT/ID.ext` URLs (boxes and tags from the world).
+ * - a TSV (CC3M `caption<TAB>url` or CC12M `url<TAB>caption`): its URLs; tags from a JSON-lines
+ *   file `{url, tags}` (default: `truth.jsonl` beside the TSV, as the world writes it).
+ * - a folder of webdataset shards / img2dataset output: each sample's image bytes, keyed by its
+ *   json `url` (else `SHARD#KEY`); tags from the json's `tags`; boxes from `truth.boxes` with the
+ *   json's `width`/`height` (the world's rendered shards carry both).
+ * - a COCO / nocaps caption annotation JSON: its images; written by `cckit world build` (a
+ *   `world.json` two folders up names the seed and the file's split), they become world URLs,
+ *   otherwise `file_name` is resolved against `imagesDir` (default: the JSON's folder).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { ImageRef } from './features';
+import { normalizedBox } from './regions';
+import { readCocoCaptions } from '../data/coco';
+import { readTsv } from '../data/tsv';
+import { readSamples } from '../data/webdataset';
+import { loadTagsFile } from '../filters/pipeline';
+import { WORLD_PRESETS, isWorldSplit, type WorldPresetName, type WorldSplit } from '../world/splits';
+import { worldUrl } from '../world/url';
+import type { Box } from '../world/types';
+import { worldFor } from './features';
+
+export interface SourceOptions {
+  /** World seed for `world:` sources (default 0). */
+  seed?: number;
+  /** At most this many images. */
+  limit?: number;
+  /** JSON lines {url, tags} for TSV sources. */
+  tagsFile?: string;
+  /** Folder that COCO `file_name`s are relative to. */
+  imagesDir?: string;
+}
+
+/** What the world's builder names each captioned split's annotation file (src/world/build.ts). */
+const WORLD_ANNOTATION_FILES: Record<string, WorldSplit> = {
+  'coco/captions_train.json': 'coco-train',
+  'coco/captions_val.json': 'coco-val',
+  'nocaps/nocaps_val.json': 'nocaps-val',
+  'nocaps/nocaps_test.json': 'nocaps-test',
+  'flickr/captions.json': 'flickr',
+  'narratives/captions.json': 'narratives',
+};
+
+/** Parses `world:PRESET:SPLIT`; undefined when the text is not of that form. */
+export function parseWorldSource(text: string): { preset: WorldPresetName; split: WorldSplit } | undefined {
+  const m = /^world:([a-z]+):([a-z-]+)$/.exec(text);
+  if (!m) return undefined;
+  const [, preset, split] = m;
+  if (!(preset! in WORLD_PRESETS)) throw new Error(`${text}: unknown world preset "${preset}" (${Object.keys(WORLD_PRESETS).join(', ')})`);
+  if (!isWorldSplit(split!)) throw new Error(`${text}: unknown world split "${split}"`);
+  return { preset: preset as WorldPresetName, split };
+}
+
+/** The world URLs of ids 0 … count−1 of a split. */
+export function worldSplitRefs(seed: number, split: WorldSplit, count: number): ImageRef[] {
+  const world = worldFor(seed);
+  return Array.from({ length: count }, (_, id) => ({ key: worldUrl({ seed, split, id }, world.scene(split, id).format) }));
+}
+
+function isBox(value: unknown): value is Box {
+  const b = value as Box;
+  return typeof b === 'object' && b !== null && [b.x, b.y, b.width, b.height].every((v) => typeof v === 'number' && Number.isFinite(v));
+}
+
+/** Reads the images of any supported source (see the module comment). */
+export async function readImageSource(source: string, options: SourceOptions = {}): Promise<ImageRef[]> {
+  const limit = options.limit ?? Infinity;
+  const world = parseWorldSource(source);
+  if (world) {
+    const count = Math.min(limit, WORLD_PRESETS[world.preset][world.split]);
+    return worldSplitRefs(options.seed ?? 0, world.split, count);
+  }
+  if (!fs.existsSync(source)) throw new Error(`${source}: no such file or folder (or world:PRESET:SPLIT)`);
+  const refs: ImageRef[] = [];
+  if (fs.statSync(source).isDirectory()) {
+    for await (const sample of readSamples(source)) {
+      if (refs.length >= limit) break;
+      const json = sample.json as { url?: unknown; tags?: unknown; width?: unknown; height?: unknown; truth?: { boxes?: unknown } };
+      const ref: ImageRef = { key: typeof json.url === 'string' && json.url ? json.url : `${sample.source}#${sample.key}`, bytes: sample.image };
+      if (Array.isArray(json.tags)) ref.tags = json.tags.map(String);
+      const boxes = json.truth?.boxes;
+      if (Array.isArray(boxes) && typeof json.width === 'number' && typeof json.height === 'number' && boxes.every(isBox)) {
+        const w = json.width;
+        const h = json.height;
+        ref.boxes = boxes.map((b) => normalizedBox(b, w, h));
+      }
+      refs.push(ref);
+    }
+    return refs;
+  }
+  if (source.endsWith('.json')) {
+    const images = readCocoCaptions(source);
+    const root = path.dirname(path.dirname(path.resolve(source)));
+    const manifestFile = path.join(root, 'world.json');
+    let worldSeed: number | undefined;
+    let split: WorldSplit | undefined;
+    if (fs.existsSync(manifestFile)) {
+      const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { seed?: number };
+      split = WORLD_ANNOTATION_FILES[path.relative(root, path.resolve(source)).split(path.sep).join('/')];
+      worldSeed = manifest.seed;
+    }
+    for (const image of images.slice(0, Number.isFinite(limit) ? limit : undefined)) {
+      if (split !== undefined && worldSeed !== undefined) refs.push({ key: worldUrl({ seed: worldSeed, split, id: image.id }, 'jpeg') });
+      else {
+        const file = path.resolve(options.imagesDir ?? path.dirname(source), image.fileName);
+        refs.push({ key: file });
+      }
+    }
+    return refs;
+  }
+  const tags = options.tagsFile ? loadTagsFile(options.tagsFile) : fs.existsSync(path.join(path.dirname(source), 'truth.jsonl')) ? loadTagsFile(path.join(path.dirname(source), 'truth.jsonl')) : undefined;
+  for await (const row of readTsv(source)) {
+    if (refs.length >= limit) break;
+    const ref: ImageRef = { key: row.url };
+    const t = tags?.(row.url);
+    if (t) ref.tags = t;
+    refs.push(ref);
+  }
+  return refs;
+}
