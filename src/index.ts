@@ -1,7 +1,25 @@
 /** cckit, the research library: `require('cckit')` from Node or a tslab notebook cell. */
 export * as metrics from './metrics';
 export * as data from './data';
+export * as decode from './decode';
+export * as runs from './runs/layout';
 export { World } from './world/world';
 export { buildWorld } from './world/build';
+export { WORLD_PRESETS } from './world/splits';
+export { filterPool } from './filters/run';
+export { PRESETS as FILTER_PRESETS } from './filters/presets';
+export { Funnel } from './filters/funnel';
 export { formatTable } from './report/table';
+export { paperNumbers } from './report/paper';
 export { show } from './notebook/display';
+export { initBackend } from './train/backend';
+export { train, type TrainConfig } from './train/trainer';
+export { readEvalImages, readExamples } from './train/data';
+export { loadRunModel } from './train/load';
+export { Vocabulary } from './text/vocab';
+export { TransformerCaptioner, TRANSFORMER_SIZES } from './models/transformer';
+export { LstmCaptioner, LSTM_SIZES } from './models/lstm';
+export { MatchingModel } from './models/matching';
+export { captionSplit } from './experiments/evaluate';
+export { runTable3, prepareWorldInputs, TABLE3_PRESETS, TABLE3_SOURCES } from './experiments/table3';
+export { table3Rows, formatTable3 } from './experiments/report';

@@ -5,6 +5,8 @@ import * as path from 'path';
 import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_ROOT } from '../paths';
 import { runDemo } from './demo';
+import { registerEvalCommand } from './eval';
+import { runCaption, runTable3Command, runTrain } from './train';
 import { runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
@@ -92,6 +94,38 @@ export function buildProgram(): Command {
     .command('demo', { isDefault: false })
     .description("the main job on the embedded default: scores the example predictions in the repo's fixtures")
     .action(runDemo);
+
+  program
+    .command('train')
+    .description('train (or resume, or reuse) the run a config file describes; writes runs/<id>/ (config, log.jsonl, checkpoints)')
+    .requiredOption('-c, --config <file>', 'JSON: TrainConfig plus "features": {"backbone", "mode", "tags"} (see docs/training.md)')
+    .option('--runs <dir>', 'runs root', 'runs')
+    .option('--force', 'discard a run with the same id and train again', false)
+    .action(runTrain);
+
+  program
+    .command('caption')
+    .description("caption a COCO/nocaps annotation file's images with a trained run; writes COCO results or a nocaps submission, and scores into the run")
+    .requiredOption('--ckpt <dir>', 'run directory (runs/<id>) or one of its checkpoints')
+    .requiredOption('-i, --in <file>', 'COCO captions / nocaps annotations JSON (references are used for the scores)')
+    .requiredOption('-o, --out <file>', 'predictions file to write')
+    .option('--decode <preset>', 'cc12m (beam 5, α 0.6, max 36), cc3m (beam 4), narratives (max 180) or greedy', 'cc12m')
+    .option('--format <format>', 'coco (COCO results) or nocaps (submission: integer image ids)', 'coco')
+    .option('--limit <n>', 'caption only the first n images')
+    .option('--features <json>', "visual features spec, when the run's run.json has none")
+    .action(runCaption);
+
+  registerEvalCommand(program);
+
+  program
+    .command('table3')
+    .description('CC12M Table 3 end to end on the embedded world: filter, pre-train (none/CC3M/CC12M/both), fine-tune on COCO, nocaps CIDEr by domain')
+    .option('-p, --preset <name>', 'tiny (minutes on a CPU) or small', 'tiny')
+    .option('--runs <dir>', 'runs root', 'runs')
+    .option('--cache <dir>', 'world data, filtered pools, backbone and features', '.cckit-cache')
+    .option('--force', 'retrain every run', false)
+    .option('--json', 'print the result as JSON', false)
+    .action(runTable3Command);
 
   program.exitOverride();
   const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];

@@ -12,13 +12,15 @@ import * as path from 'path';
 import { DecodeSettings, DECODE_PRESETS } from '../decode';
 import { filterPool } from '../filters/run';
 import type { LogLine } from '../runs/layout';
-import { readEvalImages } from '../train/data';
+import { readEvalImages, readExamples } from '../train/data';
 import type { ModelSpec } from '../train/models';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { buildWorld } from '../world/build';
 import type { WorldPresetName } from '../world/splits';
 import { captionSplit } from './evaluate';
+import { runVariantsParallel } from './parallel';
+import { FeatureSpec, visualFromSpec } from './visual';
 
 export const TABLE3_SOURCES = ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'] as const;
 export type PretrainSource = (typeof TABLE3_SOURCES)[number];
@@ -117,8 +119,10 @@ export interface ExperimentOptions {
   cacheDir?: string;
   /** Runs root (default `runs`). */
   runsRoot?: string;
-  /** Builds the visual features provider (backbone + feature mode). */
-  visual: () => Promise<VisualProvider>;
+  /** Visual features: backbone, mode (global / grid / regions), tags. */
+  features: FeatureSpec;
+  /** Variants trained at once, each in its own worker thread (default 2: one per core here; 1 = in this thread). */
+  concurrency?: number;
   /** Status lines ("pre-training on cc12m…"). */
   say?: (line: string) => void;
   onLog?: (run: string, line: LogLine) => void;
@@ -126,7 +130,7 @@ export interface ExperimentOptions {
   force?: boolean;
 }
 
-interface Inputs {
+export interface Inputs {
   pools: Record<'cc3m' | 'cc12m', string>;
   cocoTrain: string;
   cocoVal: string;
@@ -195,17 +199,30 @@ const cider = (domains: Partial<Record<string, Record<string, number>>> | undefi
   return { in: get('in'), near: get('near'), out: get('out'), overall: get('overall') };
 };
 
-/** Runs the whole table (reusing finished runs). */
-export async function runTable3(config: Table3Config, options: ExperimentOptions): Promise<Table3Result> {
-  const started = Date.now();
+export interface Variant {
+  /** Row label ("cc12m", "mlm@0.4", "25% cc12m"). */
+  label: string;
+  /** Pre-training pools (none: COCO only). */
+  sources: ('cc3m' | 'cc12m')[];
+  /** Pre-training objectives (default IC). */
+  objectives?: TrainConfig['objectives'];
+  /** Fraction of the pre-training pairs (Fig. 6). */
+  subsample?: number;
+}
+
+export interface VariantResult {
+  label: string;
+  finetuned: Scores;
+  zeroShot?: Scores;
+  pretrainRun?: string;
+  finetuneRun: string;
+}
+
+/** One row: pre-train (unless no sources), optionally evaluate zero-shot, fine-tune on COCO, evaluate on nocaps val. */
+export async function runVariant(config: Table3Config, variant: Variant, inputs: Inputs, visual: VisualProvider, options: ExperimentOptions): Promise<VariantResult> {
   const say = options.say ?? (() => {});
   const runsRoot = options.runsRoot ?? 'runs';
-  const inputs = await prepareWorldInputs(config, options);
-  const visual = await options.visual();
   const nocaps = readEvalImages({ path: inputs.nocapsVal, imageRoot: inputs.imageRoot });
-  const pools: Record<string, number> = {};
-  for (const [name, file] of Object.entries(inputs.pools)) pools[name] = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
-
   const trainStage = async (cfg: TrainConfig) => {
     say(`training ${cfg.name} (${cfg.steps} steps)`);
     return train(cfg, {
@@ -226,22 +243,68 @@ export async function runTable3(config: Table3Config, options: ExperimentOptions
     });
     return cider(result.domains);
   };
-
-  const rows: Table3Row[] = [];
-  for (const source of config.rows) {
-    let pretrainRun: string | undefined;
-    let zeroShot: Scores | undefined;
-    if (source !== 'none') {
-      const files = source === 'cc3m+cc12m' ? [inputs.pools.cc3m, inputs.pools.cc12m] : [inputs.pools[source]];
-      const pre = await trainStage(stageConfig(config, `pretrain-${source}`, config.pretrain, files.map((p) => ({ kind: 'tsv' as const, path: p })), inputs));
-      pretrainRun = pre.dir;
-      if (config.zeroShot) zeroShot = await evaluate(pre.dir, `pretrain-${source} (zero-shot)`);
-    }
-    const fine = await trainStage(
-      stageConfig(config, `finetune-coco-from-${source}`, config.finetune, [{ kind: 'coco', path: inputs.cocoTrain, imageRoot: inputs.imageRoot }], inputs, pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined),
-    );
-    const finetuned = await evaluate(fine.dir, `finetune-coco-from-${source}`);
-    rows.push({ pretraining: source, finetuned, ...(zeroShot ? { zeroShot } : {}), ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}), finetuneRun: fine.id });
+  const slug = variant.label.replace(/[^\w.+-]+/g, '-');
+  let pretrainRun: string | undefined;
+  let zeroShot: Scores | undefined;
+  if (variant.sources.length > 0) {
+    const cfg = stageConfig(config, `pretrain-${slug}`, config.pretrain, variant.sources.map((s) => ({ kind: 'tsv' as const, path: inputs.pools[s] })), inputs);
+    if (variant.objectives) cfg.objectives = variant.objectives;
+    if (variant.subsample !== undefined) cfg.data.subsample = variant.subsample;
+    const pre = await trainStage(cfg);
+    pretrainRun = pre.dir;
+    if (config.zeroShot) zeroShot = await evaluate(pre.dir, `pretrain-${slug} (zero-shot)`);
   }
-  return { config, rows, pools, seconds: (Date.now() - started) / 1000 };
+  const fine = await trainStage(
+    stageConfig(config, `finetune-coco-from-${slug}`, config.finetune, [{ kind: 'coco', path: inputs.cocoTrain, imageRoot: inputs.imageRoot }], inputs, pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined),
+  );
+  const finetuned = await evaluate(fine.dir, `finetune-coco-from-${slug}`);
+  return { label: variant.label, finetuned, ...(zeroShot ? { zeroShot } : {}), ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}), finetuneRun: fine.id };
+}
+
+/** Pairs per pool file. */
+export function poolSizes(inputs: Inputs): Record<string, number> {
+  const pools: Record<string, number> = {};
+  for (const [name, file] of Object.entries(inputs.pools)) pools[name] = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  return pools;
+}
+
+/** Every image the experiment touches: pools, COCO train/val, nocaps val. */
+export async function experimentImageKeys(inputs: Inputs): Promise<string[]> {
+  const keys = new Set<string>();
+  for (const file of Object.values(inputs.pools)) for (const e of await readExamples({ kind: 'tsv', path: file })) keys.add(e.key);
+  for (const file of [inputs.cocoTrain, inputs.cocoVal, inputs.nocapsVal]) for (const img of readEvalImages({ path: file, imageRoot: inputs.imageRoot })) keys.add(img.key);
+  return [...keys];
+}
+
+/** Inputs ready, features extracted once; then the variants, `concurrency` at a time. */
+export async function runVariants(config: Table3Config, variants: readonly Variant[], options: ExperimentOptions): Promise<{ inputs: Inputs; results: VariantResult[] }> {
+  const inputs = await prepareWorldInputs(config, options);
+  const visual = await visualFromSpec(options.features, { progress: options.progress });
+  const keys = await experimentImageKeys(inputs);
+  (options.say ?? (() => {}))(`visual features (${options.features.backbone}, ${options.features.mode}) for ${keys.length} images`);
+  await visual.prepare(keys);
+  const concurrency = options.concurrency ?? 2;
+  const results =
+    concurrency > 1
+      ? await runVariantsParallel(config, variants, inputs, options.features, options, concurrency)
+      : await variants.reduce<Promise<VariantResult[]>>(async (acc, v) => [...(await acc), await runVariant(config, v, inputs, visual, options)], Promise.resolve([]));
+  return { inputs, results };
+}
+
+/** Runs the whole table (reusing finished runs). */
+export async function runTable3(config: Table3Config, options: ExperimentOptions): Promise<Table3Result> {
+  const started = Date.now();
+  const variants: Variant[] = config.rows.map((source) => ({
+    label: source,
+    sources: source === 'none' ? [] : source === 'cc3m+cc12m' ? ['cc3m', 'cc12m'] : [source],
+  }));
+  const { inputs, results } = await runVariants(config, variants, options);
+  const rows: Table3Row[] = results.map((r, i) => ({
+    pretraining: config.rows[i]!,
+    finetuned: r.finetuned,
+    ...(r.zeroShot ? { zeroShot: r.zeroShot } : {}),
+    ...(r.pretrainRun ? { pretrainRun: r.pretrainRun } : {}),
+    finetuneRun: r.finetuneRun,
+  }));
+  return { config, rows, pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
 }

@@ -40,6 +40,8 @@ export interface RunInfo {
   backend?: string;
   created: string;
   updated: string;
+  /** Visual features spec (backbone, mode, tags) the run was trained on. */
+  features?: unknown;
   /** Run this one was fine-tuned from. */
   parent?: string;
 }

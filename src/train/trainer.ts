@@ -119,7 +119,7 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   if (config.val) inputs.val = fileDigest(config.val.path);
   if (config.init) inputs.parent = path.basename(path.resolve(config.init.fromRun));
   const id = runId(config.name, config, inputs);
-  const run = Run.open(options.runsRoot, id, { name: config.name, config, inputs, backend: backend.name, parent: config.init ? inputs.parent : undefined }, options.force);
+  const run = Run.open(options.runsRoot, id, { name: config.name, config, inputs, backend: backend.name, features: options.visual.spec, parent: config.init ? inputs.parent : undefined }, options.force);
   if (run.done) {
     log(`cckit: run ${id} is finished; reusing it (force to train again)`);
     return { dir: run.dir, id, info: run.info, vocab: readVocab(run.dir), stepsRun: 0 };

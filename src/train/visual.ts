@@ -12,6 +12,8 @@ export interface VisualBatchOptions {
 export interface VisualProvider {
   /** Identifies backbone, feature mode and options (part of run ids). */
   readonly id: string;
+  /** Plain JSON that rebuilds this provider (written to run.json, so `cckit caption` can rebuild it). */
+  readonly spec?: unknown;
   readonly visualDim: number;
   readonly geometryDim: number;
   /** Object classes of region labels (MOC), 0 when there are none. */

@@ -1,0 +1,92 @@
+/** `cckit train`, `cckit caption`, `cckit table3`: thin wrappers over src/train, src/experiments. */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { decodePreset, writeCocoResults, writeNocapsSubmission } from '../decode';
+import { captionSplit } from '../experiments/evaluate';
+import { formatTable3 } from '../experiments/report';
+import { runTable3, TABLE3_PRESETS } from '../experiments/table3';
+import { FeatureSpec, visualFromSpec } from '../experiments/visual';
+import { readJsonFile } from '../metrics/inputs';
+import { terminalProgress } from '../report/progress';
+import { readEvalImages } from '../train/data';
+import { train, TrainConfig } from '../train/trainer';
+
+export interface TrainFileConfig extends TrainConfig {
+  features: FeatureSpec;
+}
+
+export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
+  const config = readJsonFile(flags.config) as TrainFileConfig;
+  if (!config || typeof config !== 'object' || !config.features || !config.model || !config.data) throw new Error(`${flags.config}: a train config needs "features", "model", "data", "optimizer", … (see docs/training.md)`);
+  const { features, ...trainConfig } = config;
+  const progress = terminalProgress();
+  try {
+    const run = await train(trainConfig, {
+      runsRoot: flags.runs,
+      visual: await visualFromSpec(features),
+      force: flags.force,
+      progress: (done, total) => progress('train', done, total),
+      onLog: (line) => {
+        if (line.val) process.stderr.write(`\nstep ${line.step}: ${Object.entries(line.val).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}\n`);
+      },
+    });
+    progress.stop();
+    console.log(`run ${run.id}: ${run.stepsRun} steps trained; ${run.dir}`);
+  } finally {
+    progress.stop();
+  }
+}
+
+export async function runCaption(flags: { ckpt: string; in: string; out: string; decode: string; format: string; limit?: string; features?: string }): Promise<void> {
+  const runDir = flags.ckpt.includes(`${path.sep}checkpoints${path.sep}`) ? flags.ckpt.slice(0, flags.ckpt.indexOf(`${path.sep}checkpoints${path.sep}`)) : flags.ckpt;
+  const runJson = path.join(runDir, 'run.json');
+  if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
+  const spec = flags.features ? (JSON.parse(flags.features) as FeatureSpec) : featuresOfRun(runJson);
+  const images = readEvalImages({ path: flags.in, limit: flags.limit ? Number(flags.limit) : undefined });
+  const progress = terminalProgress();
+  try {
+    const result = await captionSplit(runDir, images, await visualFromSpec(spec), {
+      split: path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_'),
+      decode: decodePreset(flags.decode),
+      progress: (done, total) => progress('caption', done, total),
+    });
+    progress.stop();
+    const preds = result.predictions.items.map((p) => ({ image_id: p.image_id, caption: p.caption }));
+    if (flags.format === 'nocaps') writeNocapsSubmission(flags.out, preds);
+    else writeCocoResults(flags.out, preds);
+    console.log(`${preds.length} captions → ${flags.out}; CIDEr ${(result.corpus.CIDEr ?? NaN).toFixed(3)} (scores in ${result.scoresPath})`);
+  } finally {
+    progress.stop();
+  }
+}
+
+function featuresOfRun(runJson: string): FeatureSpec {
+  const features = (readJsonFile(runJson) as { features?: FeatureSpec }).features;
+  if (!features) throw new Error(`${runJson} names no visual features; pass --features '{"backbone":"world-cnn","mode":"regions","tags":true}'`);
+  return features;
+}
+
+export async function runTable3Command(flags: { preset: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
+  const config = TABLE3_PRESETS[flags.preset as 'tiny' | 'small'];
+  if (!config) throw new Error(`--preset: "${flags.preset}" is not tiny or small`);
+  const progress = terminalProgress();
+  const result = await runTable3(config, {
+    runsRoot: flags.runs,
+    cacheDir: flags.cache,
+    force: flags.force,
+    features: { backbone: 'world-cnn', mode: 'regions', tags: true, cacheDir: flags.cache },
+    say: (line) => {
+      progress.stop();
+      process.stderr.write(line + '\n');
+    },
+    progress,
+  });
+  progress.stop();
+  if (flags.json) console.log(JSON.stringify(result, null, 1));
+  else {
+    console.log(`\nCC12M Table 3 on the ${config.preset} world: nocaps-val CIDEr after fine-tuning on COCO-like (${config.decode.method} ${config.decode.beamSize}); pools ${Object.entries(result.pools).map(([k, v]) => `${k} ${v} pairs`).join(', ')}`);
+    console.log(formatTable3(result));
+    console.log(`\n${result.seconds.toFixed(0)} s; runs in ${flags.runs}/ (open them in the VS Code sidebar)`);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The visual side of a run as plain JSON (`FeatureSpec`) → a VisualProvider: a frozen backbone,
+ * cached per-image features (src/vision), the feature mode (CC3M: global 1×1 or 8×8 grid; CC12M:
+ * global + regions with geometry, plus tags as text), region-permutation augmentation in training,
+ * and region object labels for MOC (world images: ground-truth concepts of the boxes).
+ */
+import { geometry, normalizedBox, orderRegions, RegionBox } from '../vision/regions';
+import { buildEncoderInput, regionOrder, visualLayout, VisualMode } from '../vision/batch';
+import { extractFeatures, FeatureStore } from '../vision/cache';
+import { ImageFeatures, worldFor } from '../vision/features';
+import { BackboneName, loadBackbone } from '../vision';
+import { initBackend } from '../train/backend';
+import type { VisualProvider } from '../train/visual';
+import type { Progress } from '../report/progress';
+import { parseWorldUrl } from '../world/url';
+import { seededRandom } from '../util/random';
+import { canonicalJson } from '../runs/run';
+
+export interface FeatureSpec {
+  backbone: BackboneName;
+  mode: VisualMode;
+  /** Give the encoder the image's tags as tokens (CC12M). */
+  tags: boolean;
+  /** Shuffle region order in training (CC12M's region-permutation augmentation; default true). */
+  permuteRegions?: boolean;
+  /** Cache root for backbone weights and features (default .cckit-cache). */
+  cacheDir?: string;
+}
+
+/** Object classes of world region labels: the world's concept catalogue. */
+function worldLabels(key: string): number[] | undefined {
+  if (!key.startsWith('world://')) return undefined;
+  const ref = parseWorldUrl(key);
+  const world = worldFor(ref.seed);
+  const scene = world.scene(ref.split, ref.id);
+  const boxes = scene.objects.map((o) => normalizedBox(o.box, scene.width, scene.height));
+  const ordered = orderRegions(boxes);
+  return ordered.map((b) => scene.objects[boxes.indexOf(b)]!.concept);
+}
+
+export async function visualFromSpec(spec: FeatureSpec, options: { progress?: Progress } = {}): Promise<VisualProvider> {
+  await initBackend({ logger: () => {} });
+  const backbone = await loadBackbone(spec.backbone, { worldCnn: { cacheDir: spec.cacheDir, progress: options.progress } });
+  let store: FeatureStore = FeatureStore.open(backbone, { cacheDir: spec.cacheDir });
+  const layout = visualLayout(spec.mode, backbone.featureDim);
+  const features = (keys: readonly string[]): ImageFeatures[] =>
+    keys.map((k) => {
+      const f = store.get(k);
+      if (!f) throw new Error(`no features for ${k} (prepare() them first)`);
+      return f;
+    });
+  // The permutation of the last training batch, so MOC labels follow the regions' shuffled order.
+  let lastPermutation: { keys: string; seed: number } | undefined;
+  const provider: VisualProvider = {
+    id: `${backbone.id}:${canonicalJson({ mode: spec.mode, tags: spec.tags, permute: spec.permuteRegions ?? true })}`,
+    spec,
+    visualDim: layout.visualDim,
+    geometryDim: layout.geometryDim,
+    mocClasses: spec.mode === 'regions' ? worldFor(0).concepts.length : 0,
+    async prepare(keys) {
+      const result = await extractFeatures(
+        keys.map((key) => ({ key })),
+        { backbone, cacheDir: spec.cacheDir, progress: options.progress },
+      );
+      if (result.failed.length > 0) {
+        const f = result.failed[0]!;
+        throw new Error(`features: ${result.failed.length} of ${keys.length} images failed (first: ${f.key}: ${f.reason})`);
+      }
+      store = result.store;
+    },
+    encoderInput(keys, batchOptions) {
+      const permute = spec.mode === 'regions' && batchOptions.training && (spec.permuteRegions ?? true) && batchOptions.random;
+      const seed = permute ? Math.floor(batchOptions.random!() * 2 ** 32) : 0;
+      lastPermutation = permute ? { keys: keys.join('\n'), seed } : undefined;
+      return buildEncoderInput(features(keys), {
+        mode: spec.mode,
+        tokenId: spec.tags ? batchOptions.wordId : undefined,
+        permute: permute ? seededRandom(seed) : undefined,
+      });
+    },
+    regionLabels(keys) {
+      const replay = lastPermutation && lastPermutation.keys === keys.join('\n') ? seededRandom(lastPermutation.seed) : undefined;
+      return features(keys).map((f) => {
+        const labels = worldLabels(f.key);
+        const count = f.regions.length / layout.visualDim;
+        const order = regionOrder(count, replay);
+        // position 0 is the global vector: no label
+        return [-1, ...order.map((src) => labels?.[src] ?? -1)];
+      });
+    },
+  };
+  return provider;
+}
+
+export { geometry, type RegionBox };
