@@ -211,6 +211,10 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
       : undefined;
 
   try {
+    // A zero-step run is the untrained model (a baseline row): checkpoint its initial weights.
+    if (totalSteps === 0 && !resumeFrom) {
+      await saveCheckpoint(run.dir, 0, { weights: variables, optimizer: optimizer.state(), state: { step, position: stream.position, iterations: 0 } satisfies TrainState }, modelConfig);
+    }
     while (step < totalSteps) {
       const batch = stream.next();
       const lr = learningRateAt(config.optimizer, step, stream.stepsPerEpoch, totalSteps);
