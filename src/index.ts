@@ -23,3 +23,6 @@ export { MatchingModel } from './models/matching';
 export { captionSplit } from './experiments/evaluate';
 export { runTable3, prepareWorldInputs, TABLE3_PRESETS, TABLE3_SOURCES } from './experiments/table3';
 export { table3Rows, formatTable3 } from './experiments/report';
+export { runVariants, type Variant, type VariantResult, type Table3Config, type ExperimentOptions } from './experiments/table3';
+export { visualFromSpec, type FeatureSpec } from './experiments/visual';
+export * as notebook from './notebook/runs';
