@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 
 import { PACKAGE_ROOT } from '../src/paths';
 import { readRunInfo, readPredictions, readScores } from '../src/runs/layout';
@@ -49,4 +50,29 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
   assert.ok(item.thumb && fs.existsSync(path.join(runDir, item.thumb)), 'thumbnail written');
   const scores = readScores(runDir, 'nocaps-val')!;
   assert.ok(Math.abs(100 * scores.domains!.overall!.CIDEr! - trained.finetuned.overall) < 1e-9);
+
+  // The same run through the CLI: caption 30 nocaps images (greedy), then score the file with `cckit eval`.
+  const out = path.join(runsRoot, 'preds.json');
+  const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT });
+  const caption = cli('caption', '--ckpt', runDir, '--in', inputs.nocapsVal, '--out', out, '--decode', 'greedy', '--limit', '30', '--format', 'nocaps');
+  assert.equal(caption.status, 0, caption.stderr);
+  const written = JSON.parse(fs.readFileSync(out, 'utf8')) as { image_id: number; caption: string }[];
+  assert.equal(written.length, 30);
+  assert.ok(written.every((p) => Number.isInteger(p.image_id) && p.caption.length > 0));
+  const evaluated = cli('eval', '--preds', out, '--refs', inputs.nocapsVal, '--json');
+  assert.equal(evaluated.status, 0, evaluated.stderr);
+  const json = JSON.parse(evaluated.stdout) as { corpus?: Record<string, number> };
+  assert.ok(JSON.stringify(json).includes('CIDEr'));
+});
+
+test('cckit train and table3 reject bad input with a clear message', () => {
+  const bad = path.join(runsRoot, 'bad.json');
+  fs.writeFileSync(bad, JSON.stringify({ name: 'x' }));
+  const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT });
+  const train = cli('train', '--config', bad);
+  assert.equal(train.status, 1);
+  assert.match(train.stderr, /bad\.json: a train config needs "features"/);
+  const table = cli('table3', '--preset', 'huge');
+  assert.equal(table.status, 1);
+  assert.match(table.stderr, /--preset: "huge" is not tiny or small/);
 });

@@ -118,7 +118,7 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   for (const [i, source] of config.data.train.entries()) inputs[`train${i}`] = fileDigest(source.path);
   if (config.val) inputs.val = fileDigest(config.val.path);
   if (config.init) inputs.parent = path.basename(path.resolve(config.init.fromRun));
-  const id = runId(config.name, config, inputs);
+  const id = runId(config.name, portableConfig(config), inputs);
   const run = Run.open(options.runsRoot, id, { name: config.name, config, inputs, backend: backend.name, features: options.visual.spec, parent: config.init ? inputs.parent : undefined }, options.force);
   if (run.done) {
     log(`cckit: run ${id} is finished; reusing it (force to train again)`);
@@ -251,6 +251,20 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   model.dispose();
   run.update({ status: 'done' });
   return { dir: run.dir, id, info: run.info, vocab, stepsRun: step - stepsAtStart };
+}
+
+/**
+ * The config as hashed into the run id: file locations reduced to their names (their contents are
+ * hashed in `inputs`), so the same run is found from the CLI (relative paths), a notebook (absolute
+ * paths) or a moved checkout.
+ */
+export function portableConfig(config: TrainConfig): TrainConfig {
+  return {
+    ...config,
+    data: { ...config.data, train: config.data.train.map((s) => ({ ...s, path: path.basename(s.path), ...('imageRoot' in s && s.imageRoot ? { imageRoot: path.basename(s.imageRoot) } : {}) })) },
+    ...(config.val ? { val: { ...config.val, path: path.basename(config.val.path), ...(config.val.imageRoot ? { imageRoot: path.basename(config.val.imageRoot) } : {}) } } : {}),
+    ...(config.init ? { init: { ...config.init, fromRun: path.basename(path.resolve(config.init.fromRun)) } } : {}),
+  };
 }
 
 // ------------------------------------------------------------------ batches
