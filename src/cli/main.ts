@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_ROOT } from '../paths';
 import { runDemo } from './demo';
 import { registerEvalCommand } from './eval';
+import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
 import { runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
@@ -94,6 +95,8 @@ export function buildProgram(): Command {
     .command('demo', { isDefault: false })
     .description("the main job on the embedded default: scores the example predictions in the repo's fixtures")
     .action(runDemo);
+
+  program.addCommand(featuresCommand());
 
   program
     .command('train')
