@@ -151,22 +151,24 @@ export async function prepareWorldInputs(config: Table3Config, options: Experime
     await buildWorld({ out: root, preset: config.preset, seed: config.seed });
   }
   const pools = {} as Record<'cc3m' | 'cc12m', string>;
-  for (const preset of ['cc3m', 'cc12m'] as const) {
-    const out = path.join(root, 'filtered', `${preset}${config.filters.nsfw ? '' : '-no-nsfw'}`);
-    const kept = path.join(out, 'kept.tsv');
-    if (!fs.existsSync(path.join(out, 'summary.json'))) {
+  // The two pipelines run side by side (one core each) rather than one after the other on both.
+  const both = ['cc3m', 'cc12m'] as const;
+  await Promise.all(
+    both.map(async (preset) => {
+      const out = path.join(root, 'filtered', `${preset}${config.filters.nsfw ? '' : '-no-nsfw'}`);
+      pools[preset] = path.join(out, 'kept.tsv');
+      if (fs.existsSync(path.join(out, 'summary.json'))) return;
       say(`filtering the web pool with the ${preset} pipeline${config.filters.nsfw ? '' : ' (pornography detector off)'}`);
       await filterPool({
         preset,
         input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
         out,
         nsfw: config.filters.nsfw,
-        workers: config.filters.workers,
+        workers: Math.max(1, Math.floor(config.filters.workers / both.length)),
         progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
       });
-    }
-    pools[preset] = kept;
-  }
+    }),
+  );
   return {
     pools,
     cocoTrain: path.join(root, 'coco', 'captions_train.json'),
