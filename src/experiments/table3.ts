@@ -9,9 +9,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { DecodeSettings, DECODE_PRESETS } from '../decode';
+import { DecodeSettings, DECODE_PRESETS, describeDecoder } from '../decode';
 import { filterPool } from '../filters/run';
-import type { LogLine } from '../runs/layout';
+import { LogLine, PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
 import { readEvalImages, readExamples } from '../train/data';
 import type { ModelSpec } from '../train/models';
 import { train, TrainConfig } from '../train/trainer';
@@ -237,6 +237,12 @@ export async function runVariant(config: Table3Config, variant: Variant, inputs:
     });
   };
   const evaluate = async (runDir: string, label: string): Promise<Scores> => {
+    // A finished run already captioned with the same decoder: read its scores instead of decoding again.
+    const scoresFile = path.join(runDir, SCORES_DIR, 'nocaps-val.json');
+    const predictionsFile = path.join(runDir, PREDICTIONS_DIR, 'nocaps-val.json');
+    if (!options.force && fs.existsSync(scoresFile) && fs.existsSync(predictionsFile) && readPredictions(runDir, 'nocaps-val').decoder === describeDecoder(config.decode)) {
+      return cider(readScores(runDir, 'nocaps-val')?.domains);
+    }
     say(`captioning nocaps-val with ${label}`);
     const result = await captionSplit(runDir, nocaps, visual, {
       split: 'nocaps-val',
