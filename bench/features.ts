@@ -6,6 +6,9 @@
  * the cache folder with its default recipe; its load/pre-training time is printed once.
  *
  * Run: npx tsx bench/features.ts [images] [runs] [cacheDir]   (or node dist/bench/features.js … after a build)
+ *
+ * `npx tsx bench/features.ts probe [images] [cacheDir] [backbone…]` runs the region linear probes
+ * (src/vision/probe.ts) instead: test accuracy of naming each object from its region vector.
  */
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../src/train/backend';
@@ -13,7 +16,8 @@ import type { Backbone } from '../src/vision/backbone';
 import { computeFeatures, imagePixels } from '../src/vision/features';
 import { loadBackbone } from '../src/vision/index';
 import { ImageSource } from '../src/filters/images';
-import { BACKBONE_NAMES } from '../src/vision/backbone';
+import { BACKBONE_NAMES, isBackboneName } from '../src/vision/backbone';
+import { regionProbes } from '../src/vision/probe';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -26,8 +30,28 @@ async function timed(fn: () => Promise<void>): Promise<number> {
   return performance.now() - t0;
 }
 
+async function probe(args: string[]): Promise<void> {
+  const n = Number(args[0] ?? 1500);
+  const cacheDir = args[1] ?? '.cckit-cache';
+  const names = args.slice(2).filter(isBackboneName);
+  const info = await initBackend();
+  console.log(`region linear probes on tfjs ${info.name}: ${n} training images per probe; test accuracy (train accuracy), regions`);
+  for (const name of names.length ? names : BACKBONE_NAMES) {
+    const backbone = await loadBackbone(name, { worldCnn: { cacheDir } });
+    const t0 = performance.now();
+    const { coco, nocaps } = await regionProbes(backbone, n);
+    const pct = (x: number) => (100 * x).toFixed(1);
+    console.log(
+      `${backbone.id.padEnd(32)} COCO-80 ${pct(coco.testAccuracy)}% (${pct(coco.trainAccuracy)}%) ${coco.trainRegions}/${coco.testRegions}   ` +
+        `nocaps ${pct(nocaps.testAccuracy)}% (${pct(nocaps.trainAccuracy)}%) ${nocaps.trainRegions}/${nocaps.testRegions}   ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
+    backbone.dispose();
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[0] === 'probe') return probe(args.slice(1));
   const n = Number(args[0] ?? 64);
   const runs = Number(args[1] ?? 3);
   const cacheDir = args[2] ?? '.cckit-cache';

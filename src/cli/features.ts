@@ -10,7 +10,7 @@ import { BACKBONE_NAMES, isBackboneName } from '../vision/backbone';
 import { extractFeatures } from '../vision/cache';
 import { loadBackbone } from '../vision/index';
 import { readImageSource } from '../vision/sources';
-import { DEFAULT_PRETRAIN } from '../vision/world-cnn';
+import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
 import { parseWholeNumber } from './world';
 
 export interface FeaturesFlags {
@@ -23,13 +23,15 @@ export interface FeaturesFlags {
   regions: string;
   tags?: string;
   images?: string;
-  pretrainSteps: string;
-  pretrainImages: string;
+  recipe: string;
+  pretrainSteps?: string;
+  pretrainImages?: string;
 }
 
 export async function runFeatures(flags: FeaturesFlags): Promise<void> {
   if (!isBackboneName(flags.backbone)) throw new Error(`--backbone: "${flags.backbone}" is not ${BACKBONE_NAMES.join(' or ')}`);
   if (flags.regions !== 'boxes' && flags.regions !== 'tiles') throw new Error(`--regions: "${flags.regions}" is not boxes or tiles`);
+  if (!(flags.recipe in PRETRAIN_RECIPES)) throw new Error(`--recipe: "${flags.recipe}" is not ${Object.keys(PRETRAIN_RECIPES).join(' or ')}`);
   const seed = parseWholeNumber('--seed', flags.seed);
   const batchSize = parseWholeNumber('--batch-size', flags.batchSize);
   if (batchSize === 0) throw new Error('--batch-size: must be at least 1');
@@ -42,7 +44,12 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
     const backbone = await loadBackbone(flags.backbone, {
       worldCnn: {
         cacheDir: flags.out,
-        pretrain: { worldSeed: seed, steps: parseWholeNumber('--pretrain-steps', flags.pretrainSteps), images: parseWholeNumber('--pretrain-images', flags.pretrainImages) },
+        recipe: flags.recipe as PretrainRecipe,
+        pretrain: {
+          worldSeed: seed,
+          ...(flags.pretrainSteps === undefined ? {} : { steps: parseWholeNumber('--pretrain-steps', flags.pretrainSteps) }),
+          ...(flags.pretrainImages === undefined ? {} : { images: parseWholeNumber('--pretrain-images', flags.pretrainImages) }),
+        },
         progress,
         log: (line) => process.stderr.write(line + '\n'),
       },
@@ -53,7 +60,7 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
     const seconds = (Date.now() - loaded) / 1000;
     console.log(
       formatTable(
-        ['', ''],
+        ['features', ''],
         [
           ['source', flags.in],
           ['backbone', `${backbone.id} (D=${backbone.featureDim}, ${backbone.inputSize} px, tfjs ${backend.name})`],
@@ -85,7 +92,8 @@ export function featuresCommand(): Command {
     .option('--regions <policy>', 'images without boxes: boxes (no regions) or tiles (the nine 3×3 tiles)', 'boxes')
     .option('--tags <file>', 'TSV sources: vision tags as JSON lines {url, tags} (default: truth.jsonl beside the TSV)')
     .option('--images <dir>', 'COCO sources not built by cckit: folder the file_names are relative to')
-    .option('--pretrain-steps <n>', 'world-cnn: pre-training steps (batch 32)', String(DEFAULT_PRETRAIN.steps))
-    .option('--pretrain-images <n>', 'world-cnn: pre-training images', String(DEFAULT_PRETRAIN.images))
+    .option('--recipe <name>', `world-cnn pre-training recipe: quick (${PRETRAIN_RECIPES.quick.steps} steps, ~75 s once) or standard (${PRETRAIN_RECIPES.standard.steps} steps, ~6 min once, better features)`, 'quick')
+    .option('--pretrain-steps <n>', 'world-cnn: override the recipe\'s pre-training steps (batch 32)')
+    .option('--pretrain-images <n>', 'world-cnn: override the recipe\'s pre-training images')
     .action(runFeatures);
 }
