@@ -1,0 +1,64 @@
+import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runCli } from './helpers';
+import { readImageSource } from '../src/vision/sources';
+import { writeShards, type ShardRow } from '../src/data/webdataset';
+import { worldFor, worldImageInfo } from '../src/vision/features';
+
+test('cckit features: a world split into a cache folder, then everything cached on a second run', () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-features-'));
+  const args = ['features', '--in', 'world:tiny:coco-val', '--limit', '6', '--out', out, '--pretrain-steps', '2', '--pretrain-images', '16'];
+  const first = runCli(args);
+  assert.equal(first.status, 0, first.stderr);
+  assert.match(first.stdout, /computed\s+6 /);
+  assert.match(first.stderr, /world-cnn: pre-trained world-cnn-64px-d96-/);
+  const second = runCli(args);
+  assert.equal(second.status, 0, second.stderr);
+  assert.match(second.stdout, /computed\s+0 /);
+  assert.match(second.stdout, /already cached\s+6/);
+  assert.match(second.stderr, /world-cnn: loaded/);
+  const bad = runCli(['features', '--in', 'world:tiny:coco-val', '--backbone', 'resnet', '--out', out]);
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /--backbone: "resnet" is not world-cnn or mobilenet/);
+});
+
+test('image sources: world splits, COCO annotations built by the world, TSVs and folders', async () => {
+  const world = await readImageSource('world:tiny:nocaps-val', { limit: 3, seed: 2 });
+  assert.deepEqual(world.map((r) => r.key), ['world://2/nocaps-val/0.jpg', 'world://2/nocaps-val/1.jpg', 'world://2/nocaps-val/2.jpg']);
+  await assert.rejects(readImageSource('world:huge:coco-val'), /unknown world preset/);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-sources-'));
+  fs.writeFileSync(path.join(dir, 'pairs.tsv'), 'world://0/web/1.jpg\ta caption\nworld://0/web/2.jpg\tanother\n');
+  fs.writeFileSync(path.join(dir, 'truth.jsonl'), JSON.stringify({ url: 'world://0/web/1.jpg', tags: ['cat', 'animal'] }) + '\n');
+  const tsv = await readImageSource(path.join(dir, 'pairs.tsv'));
+  assert.deepEqual(tsv, [{ key: 'world://0/web/1.jpg', tags: ['cat', 'animal'] }, { key: 'world://0/web/2.jpg' }]);
+  // COCO annotations beside a world.json become world URLs
+  fs.mkdirSync(path.join(dir, 'coco'));
+  fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify({ seed: 5 }));
+  const coco = { images: [{ id: 7, file_name: '7.jpg', width: 10, height: 10 }], annotations: [{ id: 1, image_id: 7, caption: 'x' }] };
+  fs.writeFileSync(path.join(dir, 'coco', 'captions_val.json'), JSON.stringify(coco));
+  assert.deepEqual(await readImageSource(path.join(dir, 'coco', 'captions_val.json')), [{ key: 'world://5/coco-val/7.jpg' }]);
+  // elsewhere, file names resolve against the images folder
+  fs.writeFileSync(path.join(dir, 'other.json'), JSON.stringify(coco));
+  assert.deepEqual(await readImageSource(path.join(dir, 'other.json'), { imagesDir: '/images' }), [{ key: '/images/7.jpg' }]);
+});
+
+test('image sources: webdataset shards give bytes, url keys, tags and ground-truth boxes', async () => {
+  const world = worldFor(0);
+  const rows: ShardRow[] = [];
+  for (const id of [0, 1]) {
+    const item = world.captionedImage('coco-val', id);
+    const { format: _f, width, height, ...truth } = item.truth;
+    rows.push({ kind: 'success', image: await world.render('coco-val', id), imageExt: 'jpg', caption: item.references[0]!, url: item.url, width, height, meta: { tags: ['a tag'], truth } });
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-shards-'));
+  await writeShards(dir, rows);
+  const refs = await readImageSource(dir);
+  assert.equal(refs.length, 2);
+  assert.equal(refs[0]!.key, 'world://0/coco-val/0.jpg');
+  assert.ok(refs[0]!.bytes && refs[0]!.bytes.length > 1000);
+  assert.deepEqual(refs[0]!.tags, ['a tag']);
+  assert.deepEqual(refs[1]!.boxes, worldImageInfo('world://0/coco-val/1.jpg').boxes);
+});
