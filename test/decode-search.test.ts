@@ -62,10 +62,11 @@ test('length penalty is GNMT’s ((5 + len) / 6)^α', () => {
 });
 
 test('presets: CC12M beam 5 α 0.6 max 36, narratives max 180, CC3M beam 4', () => {
-  assert.deepEqual(DECODE_PRESETS.cc12m, { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 36 });
+  assert.deepEqual(DECODE_PRESETS.cc12m, { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 36, earlyStopping: 'heuristic' });
   assert.equal(DECODE_PRESETS.narratives.maxLen, 180);
   assert.equal(DECODE_PRESETS.cc3m.beamSize, 4);
-  assert.equal(describeDecoder(DECODE_PRESETS.cc12m), 'beam5 α0.6 max36');
+  assert.equal(describeDecoder(DECODE_PRESETS.cc12m), 'beam5 α0.6 max36 heuristic-stop');
+  assert.equal(describeDecoder({ ...DECODE_PRESETS.cc12m, earlyStopping: true }), 'beam5 α0.6 max36');
   assert.equal(describeDecoder(DECODE_PRESETS.greedy), 'greedy max36');
 });
 

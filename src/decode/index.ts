@@ -37,11 +37,15 @@ export interface DecodeSettings {
  *    tensor2tensor's default decoding α (the CC3M Transformer models are tensor2tensor models), and
  *    the same 36-token cap.
  *  - greedy: argmax at every step, the cheap validation decoder during training.
+ * The beam presets stop an image once its best live hypothesis, ended now, cannot beat its best
+ * finished one ('heuristic'): on a trained tiny captioner it gave the same captions as the exact
+ * rule on 200 of 200 nocaps-val images at 1.8× greedy's cost instead of 3.1× (bench/decode-run.ts).
+ * Set `earlyStopping: true` for the exact rule.
  */
 export const DECODE_PRESETS = {
-  cc12m: { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 36 },
-  narratives: { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 180 },
-  cc3m: { method: 'beam', beamSize: 4, alpha: 0.6, maxLen: 36 },
+  cc12m: { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 36, earlyStopping: 'heuristic' },
+  narratives: { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 180, earlyStopping: 'heuristic' },
+  cc3m: { method: 'beam', beamSize: 4, alpha: 0.6, maxLen: 36, earlyStopping: 'heuristic' },
   greedy: { method: 'greedy', beamSize: 1, alpha: 0, maxLen: 36 },
 } as const satisfies Record<string, DecodeSettings>;
 

@@ -73,7 +73,7 @@ export const TABLE3_PRESETS: Record<'tiny' | 'small', Table3Config> = {
     maxCaptionLen: 20,
     pretrain: { steps: 300, batchSize: 32, lr: 1e-3, warmup: 30 },
     finetune: { steps: 150, batchSize: 32, lr: 5e-4, warmup: 15 },
-    decode: { ...DECODE_PRESETS.cc12m, maxLen: 20 },
+    decode: { ...DECODE_PRESETS.cc12m },
     rows: [...TABLE3_SOURCES],
     zeroShot: true,
     val: { limit: 100, every: 100 },
