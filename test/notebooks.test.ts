@@ -1,0 +1,223 @@
+/**
+ * The reproduction notebooks (notebooks/NN-*.ipynb) executed headlessly in real Jupyter with tslab's kernel, at
+ * the tiny preset, in order: `jupyter nbconvert --execute` fails on any cell error, and each executed copy must
+ * hold what its notebook is for (tables, plotly figures, caption grid, the run published for the sidebar).
+ *
+ * The notebooks run from the repository root's point of view (they chdir there) and share `runs/` and
+ * `.cckit-cache/` with `npm start`: 03 trains the Table 3 runs (several minutes on 2 cores the first time) and
+ * 11 reuses its CC3M and CC12M rows; later test runs reuse everything and only caption again. The committed
+ * notebooks are read, the executed copies go to a temporary folder.
+ *
+ * Needs Debian's Jupyter on /usr/bin/python3 and tslab's kernelspec (`bash scripts/jupyter-setup.sh`; `.ci/run`
+ * installs both). Skipped, with the reason, where either is missing, or with CCKIT_SKIP_NOTEBOOKS=1 (a quick
+ * local `npm test`). Uses the built `dist/` (`npm test` builds it first).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { PACKAGE_ROOT } from '../src/paths';
+
+const PYTHON = '/usr/bin/python3';
+const BIN = path.join(PACKAGE_ROOT, 'node_modules', '.bin');
+const env = { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ''}`, PYDEVD_DISABLE_FILE_VALIDATION: '1' };
+const PLOTLY = 'application/vnd.plotly.v1+json';
+const CAPTIONS = 'application/vnd.cckit.captions+json';
+const RUN = 'application/vnd.cckit.run+json';
+
+interface NbOutput {
+  output_type: string;
+  name?: string;
+  text?: string | string[];
+  data?: Record<string, unknown>;
+  ename?: string;
+  evalue?: string;
+  traceback?: string[];
+}
+interface NbCell {
+  cell_type: string;
+  source: string | string[];
+  outputs?: NbOutput[];
+  metadata?: { execution?: Record<string, string> };
+}
+interface Notebook {
+  cells: NbCell[];
+  metadata: { kernelspec?: { name?: string } };
+}
+
+const joined = (s: unknown) => (Array.isArray(s) ? s.join('') : typeof s === 'string' ? s : '');
+
+function missingJupyter(kernelName: string): string | undefined {
+  if (process.env.CCKIT_SKIP_NOTEBOOKS === '1') return 'CCKIT_SKIP_NOTEBOOKS=1';
+  if (!fs.existsSync(PYTHON)) return `${PYTHON} does not exist (bash scripts/jupyter-setup.sh)`;
+  const version = spawnSync(PYTHON, ['-m', 'jupyter', 'nbconvert', '--version'], { encoding: 'utf8', env });
+  if (version.status !== 0) return `Jupyter's nbconvert is not installed for ${PYTHON} (bash scripts/jupyter-setup.sh)`;
+  const list = spawnSync(PYTHON, ['-m', 'jupyter_client.kernelspecapp', 'list', '--json'], { encoding: 'utf8', env });
+  try {
+    const names = Object.keys((JSON.parse(list.stdout) as { kernelspecs: Record<string, unknown> }).kernelspecs);
+    if (!names.includes(kernelName)) return `the "${kernelName}" kernelspec is not registered (npx tslab install --python=${PYTHON})`;
+  } catch {
+    return `cannot list Jupyter kernelspecs: ${(list.stderr || list.stdout).trim().slice(-300)}`;
+  }
+  return undefined;
+}
+
+/** Runs nbconvert on one notebook into `outDir` (asynchronously, so the test's own timeout can fire). */
+function execute(notebook: string, outDir: string, timeoutMs: number): Promise<{ code: number | null; log: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      PYTHON,
+      ['-m', 'jupyter', 'nbconvert', '--to', 'notebook', '--execute', `--ExecutePreprocessor.timeout=${Math.round(timeoutMs / 1000)}`, '--output-dir', outDir, '--output', path.basename(notebook), notebook],
+      { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+    child.stderr.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, log });
+    });
+  });
+}
+
+interface Executed {
+  outputs: NbOutput[];
+  withMime(mime: string): NbOutput[];
+  tables: string[];
+  printed: string;
+}
+
+async function run(t: { skip(reason: string): void; after(fn: () => void): void }, name: string, timeoutMs: number): Promise<Executed | undefined> {
+  const file = path.join(PACKAGE_ROOT, 'notebooks', name);
+  const source = JSON.parse(fs.readFileSync(file, 'utf8')) as Notebook;
+  const missing = missingJupyter(source.metadata.kernelspec?.name ?? 'tslab');
+  if (missing) {
+    t.skip(missing);
+    return undefined;
+  }
+  assert.ok(fs.existsSync(path.join(PACKAGE_ROOT, 'dist', 'src', 'index.js')), 'dist/ is not built: run `npm run build`');
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-notebook-'));
+  t.after(() => fs.rmSync(outDir, { recursive: true, force: true }));
+  const started = Date.now();
+  const result = await execute(file, outDir, timeoutMs);
+  process.stderr.write(`# ${name}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  assert.equal(result.code, 0, `nbconvert failed on ${name} (exit ${result.code}):\n${result.log.slice(-6000)}`);
+
+  const executed = JSON.parse(fs.readFileSync(path.join(outDir, name), 'utf8')) as Notebook;
+  const code = executed.cells.filter((c) => c.cell_type === 'code');
+  for (const cell of code) {
+    const reply = cell.metadata?.execution?.['shell.execute_reply'];
+    assert.ok(reply && Date.parse(reply) >= started - 5_000, `${name}: cell not executed in this run: ${joined(cell.source).slice(0, 80)}`);
+  }
+  const outputs = code.flatMap((c) => c.outputs ?? []);
+  const errors = outputs.filter((o) => o.output_type === 'error');
+  assert.deepEqual(errors.map((e) => `${e.ename}: ${e.evalue}`), [], `${name}: no cell may raise`);
+  // tslab reports compile errors and uncaught rejections on stderr.
+  const stderr = outputs.filter((o) => o.output_type === 'stream' && o.name === 'stderr').map((o) => joined(o.text));
+  assert.deepEqual(stderr, [], `${name}: nothing on stderr`);
+  const withMime = (mime: string) => outputs.filter((o) => o.output_type === 'display_data' && o.data && mime in o.data);
+  const tables = withMime('text/html')
+    .map((o) => joined(o.data!['text/html']))
+    .filter((h) => h.startsWith('<table class="cckit-table">'));
+  const printed = outputs
+    .filter((o) => o.output_type === 'stream')
+    .map((o) => joined(o.text))
+    .join('');
+  // The setup cell states the preset and the backend.
+  assert.match(printed, /^preset: tiny \(embedded world, seed 0\)\nbackend: tfjs \w+/m, `${name}: states the preset and the backend`);
+  return { outputs, withMime, tables, printed };
+}
+
+const MINUTE = 60_000;
+
+function progressDone(nb: Executed): void {
+  const bars = nb.withMime('text/html').filter((o) => joined(o.data!['text/html']).includes('class="cckit-progress"'));
+  for (const b of bars) assert.match(joined(b.data!['text/plain']), /\[#+\] (\d+)\/\1 \(100%\)$/, 'every progress bar ends at 100%');
+}
+
+function captionGrid(nb: Executed, minItems: number): void {
+  const grids = nb.withMime(CAPTIONS);
+  assert.ok(grids.length >= 1, 'a caption grid');
+  const items = (grids[0]!.data![CAPTIONS] as { items: { caption: string; image?: string; domain?: string; score?: number }[] }).items;
+  assert.ok(items.length >= minItems, `at least ${minItems} captions`);
+  for (const it of items) {
+    assert.ok(it.caption.length > 0);
+    assert.match(it.image ?? '', /^data:image\/jpeg;base64,/, 'thumbnails inlined');
+    assert.ok(['in', 'near', 'out'].includes(it.domain ?? ''));
+    assert.equal(typeof it.score, 'number');
+  }
+  const published = nb.withMime(RUN);
+  assert.equal(published.length, 1, 'one run published for the sidebar');
+  const runDir = (published[0]!.data![RUN] as { runDir: string }).runDir;
+  assert.ok(fs.existsSync(path.join(PACKAGE_ROOT, 'notebooks', runDir, 'predictions', 'nocaps-val.json')), `${runDir} (relative to notebooks/) has nocaps-val predictions`);
+}
+
+// The tests of one file run one after another, in this order: 03 trains what 11 reuses.
+test('00-quickstart: world, filters, features, a minute of training, nocaps captions and scores', { timeout: 20 * MINUTE }, async (t) => {
+  const nb = await run(t, '00-quickstart.ipynb', 18 * MINUTE);
+  if (!nb) return;
+  progressDone(nb);
+  assert.match(nb.printed, /pools: CC3M pipeline kept \d+ pairs, CC12M pipeline \d+/);
+  assert.match(nb.printed, /step 200: val CIDEr \d+\.\d|finished run reused|steps trained now/);
+  const cider = /metrics\.evaluate on predictions\/nocaps-val\.json: CIDEr (\d+\.\d) \(the table's overall: (\d+\.\d)\)/.exec(nb.printed);
+  assert.ok(cider, 'the scoring cell prints CIDEr both ways');
+  assert.equal(cider[1], cider[2], 'metrics.evaluate agrees with the run evaluation');
+  assert.ok(nb.tables.some((h) => /<td>overall<\/td>/.test(h)), 'the per-domain score table');
+  assert.equal(nb.withMime(PLOTLY).length, 1, 'the training curve');
+  captionGrid(nb, 6);
+});
+
+test('01-dataset: funnels of both pipelines, Table 1 beside the paper', { timeout: 15 * MINUTE }, async (t) => {
+  const nb = await run(t, '01-dataset.ipynb', 13 * MINUTE);
+  if (!nb) return;
+  const funnel = nb.withMime(PLOTLY)[0]!.data![PLOTLY] as { data: { name: string; y: number[] }[] };
+  assert.deepEqual(
+    funnel.data.map((d) => d.name),
+    ['CC3M pipeline', 'CC12M pipeline'],
+  );
+  for (const trace of funnel.data) assert.ok(trace.y.every((y, i) => i === 0 || y <= trace.y[i - 1]!), 'a funnel only narrows');
+  const t1 = nb.tables.find((h) => h.includes('CC12M Table 1'));
+  assert.ok(t1, 'the Table 1 comparison');
+  assert.match(t1, /3,318,333/);
+  assert.match(t1, /12,423,374/);
+  assert.match(t1, /804\.8/);
+  assert.match(t1, /20\.2 ± 16\.3/);
+  assert.ok(nb.tables.some((h) => h.includes('direction of each difference')));
+});
+
+test('03-table3: Table 3 measured beside the paper, claims, curves, captions, sidebar', { timeout: 45 * MINUTE }, async (t) => {
+  const nb = await run(t, '03-table3-pretraining-data.ipynb', 43 * MINUTE);
+  if (!nb) return;
+  progressDone(nb);
+  const table = nb.tables.find((h) => h.includes('CC12M Table 3'));
+  assert.ok(table, 'the Table 3 comparison');
+  for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']) assert.match(table, new RegExp(`<td>${row.replace('+', '\\+')}</td>`));
+  for (const paper of ['54.7', '73.2', '87.4', '90.2', '29.7', '27.1']) assert.ok(table.includes(`>${paper}<`), `paper number ${paper}`);
+  assert.ok(nb.tables.some((h) => h.includes('claims') && /holds|does not hold/.test(h)), 'the claims table');
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: number[] }[] });
+  assert.equal(figures.length, 3, 'bars, CIDEr curves, loss curves');
+  assert.deepEqual(
+    figures[1]!.data.map((d) => d.name),
+    ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'],
+  );
+  for (const curve of figures[1]!.data) assert.ok(curve.x.length >= 2, `${curve.name}: a CIDEr curve`);
+  captionGrid(nb, 6);
+});
+
+test('11-ablations: masking-rate grid (Table 11) and CC12M subsamples (Fig. 6)', { timeout: 45 * MINUTE }, async (t) => {
+  const nb = await run(t, '11-ablations.ipynb', 43 * MINUTE);
+  if (!nb) return;
+  progressDone(nb);
+  const t11 = nb.tables.find((h) => h.includes('Table 11 at'));
+  assert.ok(t11, 'the Table 11 table');
+  for (const v of ['IC (cc12m)', 'mlm@0.2', 'mlm@0.4', 'mlm@0.8']) assert.ok(t11.includes(`<td>${v}</td>`), v);
+  assert.ok(t11.includes('>87.4<') && t11.includes('88.5'), "Table 11's paper numbers");
+  const f6 = nb.tables.find((h) => h.includes('Fig. 6 at'));
+  assert.ok(f6, 'the Fig. 6 table');
+  for (const v of ['cc3m', '25% cc12m', '50% cc12m', '100% cc12m']) assert.ok(f6.includes(`<td>${v}</td>`), v);
+  assert.ok(nb.tables.filter((h) => h.includes('claims')).length === 2, 'both claims tables');
+  assert.equal(nb.withMime(PLOTLY).length, 3, 'Table 11 CIDEr and loss curves, Fig. 6 curves');
+});
