@@ -24,7 +24,7 @@
 import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../train/backend';
-import { mixSeed } from '../util/random';
+import { Params, SeededDropout } from './params';
 import { CaptionModel, Encoded, EncoderInput, PAD_ID } from './types';
 
 export interface LstmConfig {
@@ -65,24 +65,25 @@ export class LstmCaptioner implements CaptionModel {
   readonly kind = 'lstm' as const;
   readonly config: LstmConfig;
   private readonly tf: Tf;
-  private readonly params = new Map<string, TF.Variable>();
-  /** Dropout seeds advance per call; the trainer sets the base per step so resumed runs repeat. */
-  private dropoutSeed = 0;
-  private dropoutCalls = 0;
+  private readonly params: Params;
+  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
+  private readonly dropout: SeededDropout;
 
   constructor(config: LstmConfig) {
     this.config = config;
     this.tf = loadTf();
+    this.params = new Params(this.tf, config.seed, 'lstm');
+    this.dropout = new SeededDropout(this.tf, config.seed, 0x0d70, config.dropout);
     const { hidden: h, embedding: e } = config;
-    this.dense('visual_proj', config.visualDim, e);
-    if (config.geometryDim > 0) this.dense('geometry_proj', config.geometryDim, e);
-    this.weight('word_emb', [config.vocabSize, e], Math.sqrt(1 / e));
+    this.params.dense('visual_proj', config.visualDim, e);
+    if (config.geometryDim > 0) this.params.dense('geometry_proj', config.geometryDim, e);
+    this.params.weight('word_emb', [config.vocabSize, e], Math.sqrt(1 / e));
     this.cell('enc_lstm', e, h);
     this.cell('dec_lstm', e, h);
     if (config.tieEmbeddings) {
-      if (h !== e) this.dense('out_proj', h, e);
+      if (h !== e) this.params.dense('out_proj', h, e);
     } else {
-      this.dense('out', h, config.vocabSize);
+      this.params.dense('out', h, config.vocabSize);
     }
   }
 
@@ -96,13 +97,11 @@ export class LstmCaptioner implements CaptionModel {
 
   /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
   setDropoutStep(step: number): void {
-    this.dropoutSeed = mixSeed(this.config.seed, 0x0d70, step);
-    this.dropoutCalls = 0;
+    this.dropout.setStep(step);
   }
 
   dispose(): void {
-    for (const v of this.params.values()) v.dispose();
-    this.params.clear();
+    this.params.disposeAll();
   }
 
   // ------------------------------------------------------------------ encoder
@@ -112,10 +111,10 @@ export class LstmCaptioner implements CaptionModel {
     return tf.tidy(() => {
       const [B, N, Dv] = input.visual.shape;
       const e = this.config.embedding;
-      let vis = this.linear('visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, e]) as TF.Tensor3D;
+      let vis = this.params.linear('visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, e]) as TF.Tensor3D;
       if (input.geometry && this.config.geometryDim > 0) {
         const g = input.geometry;
-        vis = vis.add(this.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, e]));
+        vis = vis.add(this.params.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, e]));
       }
       const parts: TF.Tensor3D[] = [vis];
       const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
@@ -124,7 +123,7 @@ export class LstmCaptioner implements CaptionModel {
         parts.push(this.embed(tokens));
         masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
       }
-      const x = this.drop(parts.length > 1 ? (tf.concat(parts, 1) as TF.Tensor3D) : parts[0]!, training);
+      const x = this.dropout.apply(parts.length > 1 ? (tf.concat(parts, 1) as TF.Tensor3D) : parts[0]!, training);
       const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
       const zero = tf.zeros([B, this.config.hidden]) as TF.Tensor2D;
       const run = this.runLstm('enc_lstm', x, zero, zero, mask);
@@ -141,15 +140,15 @@ export class LstmCaptioner implements CaptionModel {
     return tf.tidy(() => {
       const [B, T] = tokens.shape;
       const { hidden: h, embedding: e, vocabSize } = this.config;
-      const x = this.drop(this.embed(tokens), training);
+      const x = this.dropout.apply(this.embed(tokens), training);
       const run = this.runLstm('dec_lstm', x, state[0] as TF.Tensor2D, state[1] as TF.Tensor2D);
-      let out = this.drop(run.outputs, training).reshape([B * T, h]) as TF.Tensor2D;
+      let out = this.dropout.apply(run.outputs, training).reshape([B * T, h]) as TF.Tensor2D;
       let logits: TF.Tensor2D;
       if (this.config.tieEmbeddings) {
-        if (h !== e) out = this.linear('out_proj', out);
-        logits = tf.matMul(out, this.p('word_emb'), false, true);
+        if (h !== e) out = this.params.linear('out_proj', out);
+        logits = tf.matMul(out, this.params.need('word_emb'), false, true);
       } else {
-        logits = this.linear('out', out);
+        logits = this.params.linear('out', out);
       }
       return logits.reshape([B, T, vocabSize]);
     });
@@ -181,11 +180,11 @@ export class LstmCaptioner implements CaptionModel {
     const tf = this.tf;
     const [B, T, inDim] = x.shape;
     const H = this.config.hidden;
-    const w = this.p(`${name}_w`);
+    const w = this.params.need(`${name}_w`);
     // [x, h] · W = x · W[:in] + h · W[in:]; the input half for all steps in one matMul
     const wx = w.slice([0, 0], [inDim, 4 * H]);
     const wh = w.slice([inDim, 0], [H, 4 * H]);
-    const xg = tf.add(tf.matMul(x.reshape([B * T, inDim]), wx), this.p(`${name}_b`)).reshape([B, T, 4 * H]);
+    const xg = tf.add(tf.matMul(x.reshape([B * T, inDim]), wx), this.params.need(`${name}_b`)).reshape([B, T, 4 * H]);
     const steps = tf.unstack(xg, 1) as TF.Tensor2D[];
     const keep = mask ? (tf.unstack(mask.toFloat().reshape([B, T, 1]), 1) as TF.Tensor2D[]) : null;
     let h = h0;
@@ -210,7 +209,7 @@ export class LstmCaptioner implements CaptionModel {
   }
 
   private cell(name: string, inDim: number, hidden: number): void {
-    this.weight(`${name}_w`, [inDim + hidden, 4 * hidden], Math.sqrt(2 / (inDim + hidden + 4 * hidden)));
+    this.params.weight(`${name}_w`, [inDim + hidden, 4 * hidden], Math.sqrt(2 / (inDim + hidden + 4 * hidden)));
     // gate order i, f, g, o: forget-gate bias 1
     const bias = new Float32Array(4 * hidden);
     bias.fill(1, hidden, 2 * hidden);
@@ -222,35 +221,8 @@ export class LstmCaptioner implements CaptionModel {
   private embed(tokens: TF.Tensor2D): TF.Tensor3D {
     const [B, L] = tokens.shape;
     const e = this.config.embedding;
-    const flat = this.tf.gather(this.p('word_emb'), tokens.reshape([B * L]).toInt());
+    const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
     return flat.mul(Math.sqrt(e)).reshape([B, L, e]);
   }
 
-  private linear(name: string, x: TF.Tensor2D): TF.Tensor2D {
-    return this.tf.add(this.tf.matMul(x, this.p(`${name}_w`)), this.p(`${name}_b`));
-  }
-
-  private drop<T extends TF.Tensor>(x: T, training: boolean): T {
-    const rate = this.config.dropout;
-    if (!training || rate <= 0) return x;
-    this.dropoutCalls++;
-    return this.tf.dropout(x, rate, undefined, mixSeed(this.dropoutSeed, this.dropoutCalls)) as T;
-  }
-
-  private p(name: string): TF.Variable {
-    const v = this.params.get(name);
-    if (!v) throw new Error(`lstm: no parameter ${name}`);
-    return v;
-  }
-
-  private weight(name: string, shape: number[], scale: number): void {
-    const seed = mixSeed(this.config.seed, this.params.size + 1);
-    this.params.set(name, this.tf.variable(this.tf.randomUniform(shape, -scale * Math.sqrt(3), scale * Math.sqrt(3), 'float32', seed), true));
-  }
-
-  private dense(name: string, inDim: number, outDim: number): void {
-    // Glorot-uniform weights, zero bias.
-    this.weight(`${name}_w`, [inDim, outDim], Math.sqrt(2 / (inDim + outDim)));
-    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([outDim]), true));
-  }
 }

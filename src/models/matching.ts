@@ -29,7 +29,7 @@
 import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../train/backend';
-import { mixSeed } from '../util/random';
+import { Params, SeededDropout } from './params';
 import { Encoded, EncoderInput, PAD_ID } from './types';
 
 export interface MatchingConfig {
@@ -96,11 +96,11 @@ type Tf = typeof TF;
 export class MatchingModel {
   readonly config: MatchingConfig;
   private readonly tf: Tf;
-  private readonly params = new Map<string, TF.Variable>();
+  private readonly params: Params;
+  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
+  private readonly dropout: SeededDropout;
   private readonly imageEncoder: ImageEncoderFn;
   private readonly imageDim: number;
-  private dropoutSeed = 0;
-  private dropoutCalls = 0;
 
   constructor(config: MatchingConfig, options: MatchingOptions = {}) {
     if (config.dModel % config.heads !== 0) throw new Error(`matching: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
@@ -108,6 +108,8 @@ export class MatchingModel {
     if (!(config.temperature > 0)) throw new Error(`matching: temperature must be > 0 (got ${config.temperature})`);
     this.config = config;
     this.tf = loadTf();
+    this.params = new Params(this.tf, config.seed, 'matching');
+    this.dropout = new SeededDropout(this.tf, config.seed, 0x71c0, config.dropout);
     const d = config.dModel;
     if (options.imageEncoder) {
       this.imageEncoder = options.imageEncoder;
@@ -115,17 +117,17 @@ export class MatchingModel {
     } else {
       this.imageEncoder = (input, training) => this.encodeImage(input, training);
       this.imageDim = d;
-      this.dense('img_visual_proj', config.visualDim, d);
-      if (config.geometryDim > 0) this.dense('img_geometry_proj', config.geometryDim, d);
+      this.params.dense('img_visual_proj', config.visualDim, d);
+      if (config.geometryDim > 0) this.params.dense('img_geometry_proj', config.geometryDim, d);
       for (let l = 0; l < config.imageLayers; l++) this.block(`img_enc${l}`);
-      this.layerNorm('img_ln', d);
+      this.params.layerNorm('img_ln', d);
     }
-    this.weight('txt_word_emb', [config.vocabSize, d], Math.sqrt(1 / d));
-    this.weight('txt_pos', [config.maxPositions, d], 0.02);
+    this.params.weight('txt_word_emb', [config.vocabSize, d], Math.sqrt(1 / d));
+    this.params.weight('txt_pos', [config.maxPositions, d], 0.02);
     for (let l = 0; l < config.textLayers; l++) this.block(`txt_enc${l}`);
-    this.layerNorm('txt_ln', d);
-    this.dense('img_head', this.imageDim, config.embedDim);
-    this.dense('txt_head', d, config.embedDim);
+    this.params.layerNorm('txt_ln', d);
+    this.params.dense('img_head', this.imageDim, config.embedDim);
+    this.params.dense('txt_head', d, config.embedDim);
     if (config.learnTemperature) this.params.set('logit_scale', this.tf.variable(this.tf.scalar(Math.log(1 / config.temperature)), true));
   }
 
@@ -136,13 +138,11 @@ export class MatchingModel {
 
   /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
   setDropoutStep(step: number): void {
-    this.dropoutSeed = mixSeed(this.config.seed, 0x71c0, step);
-    this.dropoutCalls = 0;
+    this.dropout.setStep(step);
   }
 
   dispose(): void {
-    for (const v of this.params.values()) v.dispose();
-    this.params.clear();
+    this.params.disposeAll();
   }
 
   /** The current temperature τ. */
@@ -165,7 +165,7 @@ export class MatchingModel {
       if (S < N) throw new Error(`matching: image encoder memory has ${S} positions, fewer than the ${N} visual ones`);
       const visual = S === N ? encoded.memory : encoded.memory.slice([0, 0, 0], [B, N, w]);
       const pooled = maskedMean(tf, visual, input.visualMask.toFloat() as TF.Tensor2D);
-      return l2normalize(tf, this.linear('img_head', pooled));
+      return l2normalize(tf, this.params.linear('img_head', pooled));
     });
   }
 
@@ -178,14 +178,14 @@ export class MatchingModel {
       if (L > this.config.maxPositions) throw new Error(`matching: caption of ${L} tokens exceeds maxPositions ${this.config.maxPositions}`);
       const ids = tokens.reshape([B * L]).toInt();
       let x = tf
-        .gather(this.p('txt_word_emb'), ids)
+        .gather(this.params.need('txt_word_emb'), ids)
         .mul(Math.sqrt(d))
         .reshape([B, L, d])
-        .add(this.p('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
+        .add(this.params.need('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
       const mask = tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D;
       x = this.encoderStack('txt', x, mask, this.config.textLayers, training);
       const pooled = maskedMean(tf, x, mask);
-      return l2normalize(tf, this.linear('txt_head', pooled));
+      return l2normalize(tf, this.params.linear('txt_head', pooled));
     });
   }
 
@@ -218,10 +218,10 @@ export class MatchingModel {
     }
     const [B, N, Dv] = input.visual.shape;
     const d = this.config.dModel;
-    let x = this.linear('img_visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, d]) as TF.Tensor3D;
+    let x = this.params.linear('img_visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, d]) as TF.Tensor3D;
     if (input.geometry && this.config.geometryDim > 0) {
       const g = input.geometry;
-      x = x.add(this.linear('img_geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
+      x = x.add(this.params.linear('img_geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
     }
     const mask = input.visualMask.toFloat() as TF.Tensor2D;
     return { memory: this.encoderStack('img', x, mask, this.config.imageLayers, training), mask };
@@ -232,13 +232,13 @@ export class MatchingModel {
     const tf = this.tf;
     const [B, S] = mask.shape;
     const bias = tf.sub(1, mask).mul(NEG_INF).reshape([B, 1, 1, S]);
-    x = this.drop(x, training);
+    x = this.dropout.apply(x, training);
     for (let l = 0; l < layers; l++) {
       const name = `${prefix}_enc${l}`;
-      x = x.add(this.drop(this.selfAttention(`${name}_self`, this.norm(`${name}_ln1`, x), bias), training));
-      x = x.add(this.drop(this.feedForward(name, this.norm(`${name}_ln2`, x), training), training));
+      x = x.add(this.dropout.apply(this.selfAttention(`${name}_self`, this.params.norm(`${name}_ln1`, x), bias), training));
+      x = x.add(this.dropout.apply(this.feedForward(name, this.params.norm(`${name}_ln2`, x), training), training));
     }
-    return this.norm(`${prefix}_ln`, x);
+    return this.params.norm(`${prefix}_ln`, x);
   }
 
   private selfAttention(name: string, x: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
@@ -246,28 +246,28 @@ export class MatchingModel {
     const [B, T, d] = x.shape;
     const heads = this.config.heads;
     const dh = d / heads;
-    const qkv = this.linear(`${name}_qkv`, x.reshape([B * T, d]));
+    const qkv = this.params.linear(`${name}_qkv`, x.reshape([B * T, d]));
     const split = (t: TF.Tensor): TF.Tensor4D => t.reshape([B, T, heads, dh]).transpose([0, 2, 1, 3]);
     const [q, k, v] = tf.split(qkv, 3, 1).map(split) as [TF.Tensor4D, TF.Tensor4D, TF.Tensor4D];
     const probs = tf.softmax(tf.matMul(q.mul(1 / Math.sqrt(dh)), k, false, true).add(bias));
     const out = tf.matMul(probs, v).transpose([0, 2, 1, 3]).reshape([B * T, d]) as TF.Tensor2D;
-    return this.linear(`${name}_o`, out).reshape([B, T, d]);
+    return this.params.linear(`${name}_o`, out).reshape([B, T, d]);
   }
 
   private feedForward(name: string, x: TF.Tensor3D, training: boolean): TF.Tensor3D {
     const [B, T, d] = x.shape;
-    const h = this.drop(this.tf.relu(this.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
-    return this.linear(`${name}_ff2`, h).reshape([B, T, d]);
+    const h = this.dropout.apply(this.tf.relu(this.params.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
+    return this.params.linear(`${name}_ff2`, h).reshape([B, T, d]);
   }
 
   private block(name: string): void {
     const { dModel: d, ffn } = this.config;
-    this.layerNorm(`${name}_ln1`, d);
-    this.dense(`${name}_self_qkv`, d, 3 * d);
-    this.dense(`${name}_self_o`, d, d);
-    this.layerNorm(`${name}_ln2`, d);
-    this.dense(`${name}_ff1`, d, ffn);
-    this.dense(`${name}_ff2`, ffn, d);
+    this.params.layerNorm(`${name}_ln1`, d);
+    this.params.dense(`${name}_self_qkv`, d, 3 * d);
+    this.params.dense(`${name}_self_o`, d, d);
+    this.params.layerNorm(`${name}_ln2`, d);
+    this.params.dense(`${name}_ff1`, d, ffn);
+    this.params.dense(`${name}_ff2`, ffn, d);
   }
 
   // ------------------------------------------------------------------ primitives
@@ -278,44 +278,6 @@ export class MatchingModel {
     return this.tf.clipByValue(v, 0, MAX_LOGIT_SCALE) as TF.Scalar;
   }
 
-  private linear(name: string, x: TF.Tensor2D): TF.Tensor2D {
-    return this.tf.add(this.tf.matMul(x, this.p(`${name}_w`)), this.p(`${name}_b`));
-  }
-
-  private norm(name: string, x: TF.Tensor3D): TF.Tensor3D {
-    const tf = this.tf;
-    const { mean, variance } = tf.moments(x, -1, true);
-    return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(this.p(`${name}_g`)).add(this.p(`${name}_b`));
-  }
-
-  private drop<T extends TF.Tensor>(x: T, training: boolean): T {
-    const rate = this.config.dropout;
-    if (!training || rate <= 0) return x;
-    this.dropoutCalls++;
-    return this.tf.dropout(x, rate, undefined, mixSeed(this.dropoutSeed, this.dropoutCalls)) as T;
-  }
-
-  private p(name: string): TF.Variable {
-    const v = this.params.get(name);
-    if (!v) throw new Error(`matching: no parameter ${name}`);
-    return v;
-  }
-
-  private weight(name: string, shape: number[], scale: number): void {
-    const seed = mixSeed(this.config.seed, this.params.size + 1);
-    this.params.set(name, this.tf.variable(this.tf.randomUniform(shape, -scale * Math.sqrt(3), scale * Math.sqrt(3), 'float32', seed), true));
-  }
-
-  private dense(name: string, inDim: number, outDim: number): void {
-    // Glorot-uniform weights, zero bias.
-    this.weight(`${name}_w`, [inDim, outDim], Math.sqrt(2 / (inDim + outDim)));
-    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([outDim]), true));
-  }
-
-  private layerNorm(name: string, dim: number): void {
-    this.params.set(`${name}_g`, this.tf.variable(this.tf.ones([dim]), true));
-    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([dim]), true));
-  }
 }
 
 /** Mean of x [B, S, d] over positions where mask [B, S] is 1 (zero for an all-padding row). */

@@ -14,7 +14,7 @@
 import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../train/backend';
-import { mixSeed } from '../util/random';
+import { Params, SeededDropout } from './params';
 import { CaptionModel, Encoded, EncoderInput, PAD_ID } from './types';
 
 export interface TransformerConfig {
@@ -69,28 +69,29 @@ export class TransformerCaptioner implements CaptionModel {
   readonly kind = 'transformer' as const;
   readonly config: TransformerConfig;
   private readonly tf: Tf;
-  private readonly params = new Map<string, TF.Variable>();
-  /** Dropout seeds advance per call; the trainer sets the base per step so resumed runs repeat. */
-  private dropoutSeed = 0;
-  private dropoutCalls = 0;
+  private readonly params: Params;
+  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
+  private readonly dropout: SeededDropout;
 
   constructor(config: TransformerConfig) {
     if (config.dModel % config.heads !== 0) throw new Error(`transformer: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
     this.config = config;
     this.tf = loadTf();
+    this.params = new Params(this.tf, config.seed, 'transformer');
+    this.dropout = new SeededDropout(this.tf, config.seed, 0x0d70, config.dropout);
     const d = config.dModel;
-    this.dense('visual_proj', config.visualDim, d);
-    if (config.geometryDim > 0) this.dense('geometry_proj', config.geometryDim, d);
-    this.weight('word_emb', [config.vocabSize, d], Math.sqrt(1 / d));
-    this.weight('enc_pos', [config.maxPositions, d], 0.02);
-    this.weight('dec_pos', [config.maxPositions, d], 0.02);
-    this.weight('segment_emb', [3, d], 0.02);
+    this.params.dense('visual_proj', config.visualDim, d);
+    if (config.geometryDim > 0) this.params.dense('geometry_proj', config.geometryDim, d);
+    this.params.weight('word_emb', [config.vocabSize, d], Math.sqrt(1 / d));
+    this.params.weight('enc_pos', [config.maxPositions, d], 0.02);
+    this.params.weight('dec_pos', [config.maxPositions, d], 0.02);
+    this.params.weight('segment_emb', [3, d], 0.02);
     for (let l = 0; l < config.encoderLayers; l++) this.block(`enc${l}`, false);
-    this.layerNorm('enc_ln', d);
+    this.params.layerNorm('enc_ln', d);
     for (let l = 0; l < config.decoderLayers; l++) this.block(`dec${l}`, true);
-    this.layerNorm('dec_ln', d);
-    if (!config.tieEmbeddings) this.dense('out', d, config.vocabSize);
-    if (config.mocClasses > 0) this.dense('moc', d, config.mocClasses);
+    this.params.layerNorm('dec_ln', d);
+    if (!config.tieEmbeddings) this.params.dense('out', d, config.vocabSize);
+    if (config.mocClasses > 0) this.params.dense('moc', d, config.mocClasses);
   }
 
   get vocabSize(): number {
@@ -103,13 +104,11 @@ export class TransformerCaptioner implements CaptionModel {
 
   /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
   setDropoutStep(step: number): void {
-    this.dropoutSeed = mixSeed(this.config.seed, 0x0d70, step);
-    this.dropoutCalls = 0;
+    this.dropout.setStep(step);
   }
 
   dispose(): void {
-    for (const v of this.params.values()) v.dispose();
-    this.params.clear();
+    this.params.disposeAll();
   }
 
   // ------------------------------------------------------------------ encoder
@@ -119,12 +118,12 @@ export class TransformerCaptioner implements CaptionModel {
     return tf.tidy(() => {
       const [B, N] = input.visual.shape;
       const d = this.config.dModel;
-      let vis: TF.Tensor3D = this.linear('visual_proj', input.visual.reshape([B * N, input.visual.shape[2]])).reshape([B, N, d]);
+      let vis: TF.Tensor3D = this.params.linear('visual_proj', input.visual.reshape([B * N, input.visual.shape[2]])).reshape([B, N, d]);
       if (input.geometry && this.config.geometryDim > 0) {
         const g = input.geometry;
-        vis = vis.add(this.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
+        vis = vis.add(this.params.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
       }
-      vis = vis.add(this.p('segment_emb').slice([SEGMENT_VISUAL, 0], [1, d]));
+      vis = vis.add(this.params.need('segment_emb').slice([SEGMENT_VISUAL, 0], [1, d]));
       const parts: TF.Tensor3D[] = [vis];
       const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
       let offset = 0;
@@ -136,22 +135,22 @@ export class TransformerCaptioner implements CaptionModel {
         const L = tokens.shape[1];
         if (offset + L > this.config.maxPositions) throw new Error(`transformer: ${offset + L} encoder tokens exceed maxPositions ${this.config.maxPositions}`);
         const emb = this.embed(tokens)
-          .add(this.p('enc_pos').slice([offset, 0], [L, d]))
-          .add(this.p('segment_emb').slice([segment, 0], [1, d]));
+          .add(this.params.need('enc_pos').slice([offset, 0], [L, d]))
+          .add(this.params.need('segment_emb').slice([segment, 0], [1, d]));
         parts.push(emb as TF.Tensor3D);
         masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
         offset += L;
       }
       let x = (parts.length > 1 ? tf.concat(parts, 1) : parts[0]!) as TF.Tensor3D;
       const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
-      x = this.drop(x, training);
+      x = this.dropout.apply(x, training);
       const bias = maskBias(tf, mask);
       for (let l = 0; l < this.config.encoderLayers; l++) {
         const name = `enc${l}`;
-        x = x.add(this.drop(this.selfAttention(`${name}_self`, this.norm(`${name}_ln1`, x), bias), training));
-        x = x.add(this.drop(this.feedForward(name, this.norm(`${name}_ln3`, x), training), training));
+        x = x.add(this.dropout.apply(this.selfAttention(`${name}_self`, this.params.norm(`${name}_ln1`, x), bias), training));
+        x = x.add(this.dropout.apply(this.feedForward(name, this.params.norm(`${name}_ln3`, x), training), training));
       }
-      return { memory: this.norm('enc_ln', x), mask };
+      return { memory: this.params.norm('enc_ln', x), mask };
     });
   }
 
@@ -160,7 +159,7 @@ export class TransformerCaptioner implements CaptionModel {
     if (this.config.mocClasses <= 0) throw new Error('transformer: built without a MOC head (mocClasses = 0)');
     return this.tf.tidy(() => {
       const [B, S, d] = encoded.memory.shape;
-      return this.linear('moc', encoded.memory.reshape([B * S, d])).reshape([B, S, this.config.mocClasses]);
+      return this.params.linear('moc', encoded.memory.reshape([B * S, d])).reshape([B, S, this.config.mocClasses]);
     });
   }
 
@@ -172,19 +171,19 @@ export class TransformerCaptioner implements CaptionModel {
       const [B, T] = tokens.shape;
       const d = this.config.dModel;
       if (T > this.config.maxPositions) throw new Error(`transformer: prefix of ${T} tokens exceeds maxPositions ${this.config.maxPositions}`);
-      let x = this.embed(tokens).add(this.p('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
-      x = this.drop(x, training);
+      let x = this.embed(tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
+      x = this.dropout.apply(x, training);
       const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0);
       const selfBias = tf.sub(1, causal).mul(NEG_INF).reshape([1, 1, T, T]);
       const crossBias = maskBias(tf, encoded.mask);
       for (let l = 0; l < this.config.decoderLayers; l++) {
         const name = `dec${l}`;
-        x = x.add(this.drop(this.selfAttention(`${name}_self`, this.norm(`${name}_ln1`, x), selfBias), training));
-        x = x.add(this.drop(this.crossAttention(`${name}_cross`, this.norm(`${name}_ln2`, x), encoded.memory, crossBias), training));
-        x = x.add(this.drop(this.feedForward(name, this.norm(`${name}_ln3`, x), training), training));
+        x = x.add(this.dropout.apply(this.selfAttention(`${name}_self`, this.params.norm(`${name}_ln1`, x), selfBias), training));
+        x = x.add(this.dropout.apply(this.crossAttention(`${name}_cross`, this.params.norm(`${name}_ln2`, x), encoded.memory, crossBias), training));
+        x = x.add(this.dropout.apply(this.feedForward(name, this.params.norm(`${name}_ln3`, x), training), training));
       }
-      const h = this.norm('dec_ln', x).reshape([B * T, d]);
-      const logits = this.config.tieEmbeddings ? tf.matMul(h, this.p('word_emb'), false, true) : this.linear('out', h);
+      const h: TF.Tensor2D = this.params.norm('dec_ln', x).reshape([B * T, d]);
+      const logits = this.config.tieEmbeddings ? tf.matMul(h, this.params.need('word_emb'), false, true) : this.params.linear('out', h);
       return logits.reshape([B, T, this.config.vocabSize]);
     });
   }
@@ -205,7 +204,7 @@ export class TransformerCaptioner implements CaptionModel {
 
   private selfAttention(name: string, x: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
     const [B, T, d] = x.shape;
-    const qkv = this.linear(`${name}_qkv`, x.reshape([B * T, d]));
+    const qkv = this.params.linear(`${name}_qkv`, x.reshape([B * T, d]));
     const [q, k, v] = this.tf.split(qkv, 3, 1) as [TF.Tensor2D, TF.Tensor2D, TF.Tensor2D];
     return this.attend(name, q, k, v, B, T, T, bias);
   }
@@ -213,8 +212,8 @@ export class TransformerCaptioner implements CaptionModel {
   private crossAttention(name: string, x: TF.Tensor3D, memory: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
     const [B, T, d] = x.shape;
     const S = memory.shape[1];
-    const q = this.linear(`${name}_q`, x.reshape([B * T, d]));
-    const kv = this.linear(`${name}_kv`, memory.reshape([B * S, d]));
+    const q = this.params.linear(`${name}_q`, x.reshape([B * T, d]));
+    const kv = this.params.linear(`${name}_kv`, memory.reshape([B * S, d]));
     const [k, v] = this.tf.split(kv, 2, 1) as [TF.Tensor2D, TF.Tensor2D];
     return this.attend(name, q, k, v, B, T, S, bias);
   }
@@ -229,77 +228,39 @@ export class TransformerCaptioner implements CaptionModel {
     const scores = tf.matMul(qh, split(k, S), false, true).add(bias);
     const probs = tf.softmax(scores);
     const out = tf.matMul(probs, split(v, S)).transpose([0, 2, 1, 3]).reshape([B * T, d]);
-    return this.linear(`${name}_o`, out as TF.Tensor2D).reshape([B, T, d]);
+    return this.params.linear(`${name}_o`, out as TF.Tensor2D).reshape([B, T, d]);
   }
 
   private feedForward(name: string, x: TF.Tensor3D, training: boolean): TF.Tensor3D {
     const [B, T, d] = x.shape;
-    const h = this.drop(this.tf.relu(this.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
-    return this.linear(`${name}_ff2`, h).reshape([B, T, d]);
+    const h = this.dropout.apply(this.tf.relu(this.params.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
+    return this.params.linear(`${name}_ff2`, h).reshape([B, T, d]);
   }
 
   private block(name: string, decoder: boolean): void {
     const { dModel: d, ffn } = this.config;
-    this.layerNorm(`${name}_ln1`, d);
-    this.dense(`${name}_self_qkv`, d, 3 * d);
-    this.dense(`${name}_self_o`, d, d);
+    this.params.layerNorm(`${name}_ln1`, d);
+    this.params.dense(`${name}_self_qkv`, d, 3 * d);
+    this.params.dense(`${name}_self_o`, d, d);
     if (decoder) {
-      this.layerNorm(`${name}_ln2`, d);
-      this.dense(`${name}_cross_q`, d, d);
-      this.dense(`${name}_cross_kv`, d, 2 * d);
-      this.dense(`${name}_cross_o`, d, d);
+      this.params.layerNorm(`${name}_ln2`, d);
+      this.params.dense(`${name}_cross_q`, d, d);
+      this.params.dense(`${name}_cross_kv`, d, 2 * d);
+      this.params.dense(`${name}_cross_o`, d, d);
     }
-    this.layerNorm(`${name}_ln3`, d);
-    this.dense(`${name}_ff1`, d, ffn);
-    this.dense(`${name}_ff2`, ffn, d);
+    this.params.layerNorm(`${name}_ln3`, d);
+    this.params.dense(`${name}_ff1`, d, ffn);
+    this.params.dense(`${name}_ff2`, ffn, d);
   }
 
   // ------------------------------------------------------------------ primitives
 
   private embed(tokens: TF.Tensor2D): TF.Tensor3D {
     const [B, L] = tokens.shape;
-    const flat = this.tf.gather(this.p('word_emb'), tokens.reshape([B * L]).toInt());
+    const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
     return flat.mul(Math.sqrt(this.config.dModel)).reshape([B, L, this.config.dModel]);
   }
 
-  private linear<R extends TF.Rank>(name: string, x: TF.Tensor<R>): TF.Tensor2D {
-    return this.tf.add(this.tf.matMul(x as unknown as TF.Tensor2D, this.p(`${name}_w`)), this.p(`${name}_b`));
-  }
-
-  private norm(name: string, x: TF.Tensor3D): TF.Tensor3D {
-    const tf = this.tf;
-    const { mean, variance } = tf.moments(x, -1, true);
-    return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(this.p(`${name}_g`)).add(this.p(`${name}_b`));
-  }
-
-  private drop<T extends TF.Tensor>(x: T, training: boolean): T {
-    const rate = this.config.dropout;
-    if (!training || rate <= 0) return x;
-    this.dropoutCalls++;
-    return this.tf.dropout(x, rate, undefined, mixSeed(this.dropoutSeed, this.dropoutCalls)) as T;
-  }
-
-  private p(name: string): TF.Variable {
-    const v = this.params.get(name);
-    if (!v) throw new Error(`transformer: no parameter ${name}`);
-    return v;
-  }
-
-  private weight(name: string, shape: number[], scale: number): void {
-    const seed = mixSeed(this.config.seed, this.params.size + 1);
-    this.params.set(name, this.tf.variable(this.tf.randomUniform(shape, -scale * Math.sqrt(3), scale * Math.sqrt(3), 'float32', seed), true));
-  }
-
-  private dense(name: string, inDim: number, outDim: number): void {
-    // Glorot-uniform weights, zero bias.
-    this.weight(`${name}_w`, [inDim, outDim], Math.sqrt(2 / (inDim + outDim)));
-    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([outDim]), true));
-  }
-
-  private layerNorm(name: string, dim: number): void {
-    this.params.set(`${name}_g`, this.tf.variable(this.tf.ones([dim]), true));
-    this.params.set(`${name}_b`, this.tf.variable(this.tf.zeros([dim]), true));
-  }
 }
 
 /** [B, S] 1/0 mask → additive attention bias [B, 1, 1, S]. */

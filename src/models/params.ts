@@ -1,0 +1,87 @@
+/**
+ * What every model here shares: named tf.Variables with seeded Glorot-uniform init (a variable's
+ * seed is the model seed mixed with its creation order, so the same config gives the same weights),
+ * dense and layer-norm helpers, and dropout whose masks follow (seed, step, call order) so resumed
+ * runs repeat them.
+ */
+import type * as TF from '@tensorflow/tfjs';
+
+import { mixSeed } from '../util/random';
+
+type Tf = typeof TF;
+
+export class Params extends Map<string, TF.Variable> {
+  constructor(
+    private readonly tf: Tf,
+    private readonly seed: number,
+    /** Model name for error messages. */
+    private readonly owner: string,
+  ) {
+    super();
+  }
+
+  need(name: string): TF.Variable {
+    const v = this.get(name);
+    if (!v) throw new Error(`${this.owner}: no parameter ${name}`);
+    return v;
+  }
+
+  /** Uniform init with standard deviation `scale`. */
+  weight(name: string, shape: number[], scale: number): void {
+    const seed = mixSeed(this.seed, this.size + 1);
+    const limit = scale * Math.sqrt(3);
+    this.set(name, this.tf.variable(this.tf.randomUniform(shape, -limit, limit, 'float32', seed), true));
+  }
+
+  /** `${name}_w` (Glorot-uniform) and `${name}_b` (zeros). */
+  dense(name: string, inDim: number, outDim: number): void {
+    this.weight(`${name}_w`, [inDim, outDim], Math.sqrt(2 / (inDim + outDim)));
+    this.set(`${name}_b`, this.tf.variable(this.tf.zeros([outDim]), true));
+  }
+
+  /** `${name}_g` (ones) and `${name}_b` (zeros). */
+  layerNorm(name: string, dim: number): void {
+    this.set(`${name}_g`, this.tf.variable(this.tf.ones([dim]), true));
+    this.set(`${name}_b`, this.tf.variable(this.tf.zeros([dim]), true));
+  }
+
+  /** x · W + b of a `dense` layer. */
+  linear(name: string, x: TF.Tensor2D): TF.Tensor2D {
+    return this.tf.add(this.tf.matMul(x, this.need(`${name}_w`)), this.need(`${name}_b`));
+  }
+
+  /** Layer normalisation over the last axis with a `layerNorm` layer's gain and bias. */
+  norm(name: string, x: TF.Tensor3D): TF.Tensor3D {
+    const { mean, variance } = this.tf.moments(x, -1, true);
+    return x.sub(mean).mul(this.tf.rsqrt(variance.add(1e-5))).mul(this.need(`${name}_g`)).add(this.need(`${name}_b`));
+  }
+
+  disposeAll(): void {
+    for (const v of this.values()) v.dispose();
+    this.clear();
+  }
+}
+
+/** Dropout with masks drawn from (model seed, stream tag, step, call order). */
+export class SeededDropout {
+  private stepSeed = 0;
+  private calls = 0;
+
+  constructor(
+    private readonly tf: Tf,
+    private readonly seed: number,
+    private readonly tag: number,
+    readonly rate: number,
+  ) {}
+
+  setStep(step: number): void {
+    this.stepSeed = mixSeed(this.seed, this.tag, step);
+    this.calls = 0;
+  }
+
+  apply<T extends TF.Tensor>(x: T, training: boolean): T {
+    if (!training || this.rate <= 0) return x;
+    this.calls++;
+    return this.tf.dropout(x, this.rate, undefined, mixSeed(this.stepSeed, this.calls)) as T;
+  }
+}
