@@ -15,6 +15,7 @@
  * something switched tfjs's backend since); a call asking for another order selects again.
  */
 import type * as TF from '@tensorflow/tfjs';
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -68,6 +69,19 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** Why a native tfjs package cannot load (not installed, or its addon was never built), or undefined. */
+function missingNativeAddon(pkg: string): string | undefined {
+  let dir: string;
+  try {
+    dir = path.dirname(require.resolve(`${pkg}/package.json`));
+  } catch {
+    return 'not installed';
+  }
+  const lib = path.join(dir, 'lib');
+  const built = fs.existsSync(lib) && fs.readdirSync(lib).some((d) => fs.existsSync(path.join(lib, d, 'tfjs_binding.node')));
+  return built ? undefined : 'installed without its native addon (the package\'s install script, which downloads libtensorflow, did not run)';
+}
+
 /** Loads the code behind one backend and makes it current; throws with the reason when it cannot. */
 async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions): Promise<{ version: string; threads: number }> {
   const req = options.requireFn ?? require;
@@ -78,6 +92,15 @@ async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions
     let loaded = false;
     for (const pkg of NATIVE_PACKAGES) {
       try {
+        // Without its addon (npm 11 skips the install script; offline npm 10 fails it) requiring the
+        // package half-registers its kernels and prints a warning per kernel on the next try: look first.
+        if (!options.requireFn) {
+          const missing = missingNativeAddon(pkg);
+          if (missing) {
+            errors.push(`${pkg}: ${missing}`);
+            continue;
+          }
+        }
         const mod = req(pkg) as { version?: Record<string, string> } | undefined;
         version = mod?.version?.['tfjs-node'] ?? mod?.version?.['tfjs-node-gpu'] ?? version;
         loaded = true;
