@@ -25,7 +25,7 @@ import { PACKAGE_ROOT } from '../src/paths';
 import { frameWith, installExtension, launchChromium, missingTools, pick, quickOpen, readTrace, runCommand, sleep, startCodeServer, waitFor, type TraceLine } from './vscode-harness';
 
 /** Repository notebooks run whole in VS Code, besides the extension's own test notebook. */
-const NOTEBOOKS: string[] = (process.env.CCKIT_VSCODE_NOTEBOOKS ?? 'notebooks/example-outputs.ipynb')
+const NOTEBOOKS: string[] = (process.env.CCKIT_VSCODE_NOTEBOOKS ?? 'notebooks/example-outputs.ipynb,notebooks/00-quickstart.ipynb,notebooks/03-table3-pretraining-data.ipynb')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
