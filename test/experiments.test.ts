@@ -29,12 +29,13 @@ const config: Table3Config = {
   val: { limit: 50, every: 1000 },
 };
 
-test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained model on nocaps-like CIDEr', { timeout: 20 * 60_000 }, async () => {
+test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained model on nocaps-like CIDEr', { timeout: 20 * 60_000 }, async (t) => {
   const options = { features, runsRoot, cacheDir, concurrency: 1 };
   const inputs = await prepareWorldInputs(config, options);
   const visual = await visualFromSpec(features);
   const trained = await runVariant(config, { label: 'cc12m', sources: ['cc12m'] }, inputs, visual, options);
   const untrained = await runVariant({ ...config, finetune: { ...config.finetune, steps: 0 } }, { label: 'untrained', sources: [] }, inputs, visual, options);
+  t.diagnostic(`nocaps-val CIDEr x100, trained ${JSON.stringify(trained.finetuned)}, untrained ${JSON.stringify(untrained.finetuned)}`);
   assert.ok(untrained.finetuned.overall < 5, `untrained CIDEr ${untrained.finetuned.overall}`);
   assert.ok(trained.finetuned.overall > untrained.finetuned.overall + 15, `trained ${trained.finetuned.overall} vs untrained ${untrained.finetuned.overall}`);
   for (const d of ['in', 'near', 'out'] as const) assert.ok(Number.isFinite(trained.finetuned[d]), `domain ${d} scored`);
