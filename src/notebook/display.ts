@@ -11,6 +11,11 @@
  */
 import { randomBytes } from 'node:crypto';
 
+import { guardTslabIopub } from './tslab-iopub';
+
+// In Jupyter's tslab kernel, keep a burst of outputs from killing the kernel (see tslab-iopub.ts).
+guardTslabIopub();
+
 export type MimeBundle = Record<string, unknown>;
 
 export interface PublishOptions {

@@ -165,7 +165,7 @@ export function predictionItems(runDir: string, split = 'nocaps-val', options: P
 }
 
 export interface NotebookProgressOptions {
-  /** Least time between two updates of one bar (default 300 ms); the last update always goes out. */
+  /** Least time between two updates of one bar (default 1 s); the last update always goes out. */
   minIntervalMs?: number;
   /** Tasks to show (default all). */
   filter?: (task: string) => boolean;
@@ -177,7 +177,7 @@ export interface NotebookProgressOptions {
  */
 export function notebookProgress(options: NotebookProgressOptions = {}): Progress {
   const bars = new Map<string, { bar: ProgressUpdater; total: number; last: number; done: boolean }>();
-  const interval = options.minIntervalMs ?? 300;
+  const interval = options.minIntervalMs ?? 1000;
   return (task, done, total) => {
     if (options.filter && !options.filter(task)) return;
     let entry = bars.get(task);
