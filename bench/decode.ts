@@ -15,7 +15,7 @@
  * `benchDecode({ name, model, input }, …)`.
  */
 import type * as TF from '@tensorflow/tfjs';
-import { initBackend, loadTf } from '../src/train/backend';
+import { initBackend, loadTf } from '../src/tf/backend';
 import { CaptionModel, Encoded, EncoderInput, EOS_ID } from '../src/models/types';
 import { beamSearch, DecodeResult, greedyDecode, hasStepDecoder, StepDecoder } from '../src/decode';
 import { transformerStepDecoder } from '../src/decode/transformer-step';

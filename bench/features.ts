@@ -11,7 +11,7 @@
  * (src/vision/probe.ts) instead: test accuracy of naming each object from its region vector.
  */
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from '../src/train/backend';
+import { initBackend } from '../src/tf/backend';
 import type { Backbone } from '../src/vision/backbone';
 import { computeFeatures, imagePixels } from '../src/vision/features';
 import { loadBackbone } from '../src/vision/index';

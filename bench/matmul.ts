@@ -2,13 +2,13 @@
  * matMul throughput on the wasm backend, GFLOP/s for the four transpose cases of a 640×256 by
  * 256×1024 product (the shapes of a dense layer's forward and backward passes), with
  * tfjs-backend-wasm's own BatchMatMul ("before") and with cckit's wrapper that transposes the
- * operand explicitly ("after", src/train/wasm-kernels.ts). Medians of several timed runs.
+ * operand explicitly ("after", src/tf/wasm-kernels.ts). Medians of several timed runs.
  *
  * Run: npm run bench:matmul -- [M K N] [runs]   (or npx tsx bench/matmul.ts …)
  */
 import * as tf from '@tensorflow/tfjs';
-import { initBackend, BACKEND_ENV_VAR } from '../src/train/backend';
-import { restoreOriginalMatMul, useFastMatMul } from '../src/train/wasm-kernels';
+import { initBackend, BACKEND_ENV_VAR } from '../src/tf/backend';
+import { restoreOriginalMatMul, useFastMatMul } from '../src/tf/wasm-kernels';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -22,7 +22,7 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { EncoderInput } from '../src/models/types';
 import { TRANSFORMER_SIZES, TransformerSize } from '../src/models/transformer';
-import { initBackend, loadTf } from '../src/train/backend';
+import { initBackend, loadTf } from '../src/tf/backend';
 import { createModel, ModelDims } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
 import { localGradients, Replicas, StepGradients, StepTiming } from '../src/train/parallel';

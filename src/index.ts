@@ -12,7 +12,7 @@ export { Funnel } from './filters/funnel';
 export { formatTable } from './report/table';
 export { paperNumbers } from './report/paper';
 export { show } from './notebook/display';
-export { initBackend } from './train/backend';
+export { initBackend } from './tf/backend';
 export { train, type TrainConfig } from './train/trainer';
 export { readEvalImages, readExamples } from './train/data';
 export { loadRunModel } from './train/load';

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from '../src/train/backend';
+import { initBackend } from '../src/tf/backend';
 import { BOS_ID, EOS_ID, PAD_ID, PERSON_TOKEN } from '../src/models/types';
 import { evaluate, evaluateByDomain } from '../src/metrics/evaluate';
 import { loadCocoResults } from '../src/metrics/inputs';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
-import { initBackend } from '../src/train/backend';
+import { initBackend } from '../src/tf/backend';
 import { BOS_ID, CaptionModel, Encoded, EncoderInput, EOS_ID } from '../src/models/types';
 import {
   beamSearch,

@@ -3,7 +3,7 @@ import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_LSTM, LSTM_SIZES, LstmCaptioner, type LstmConfig } from '../src/models/lstm';
 import { BOS_ID, EOS_ID, PAD_ID } from '../src/models/types';
-import { initBackend } from '../src/train/backend';
+import { initBackend } from '../src/tf/backend';
 
 const V = 20;
 const DV = 6;

@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_MATCHING, MatchingModel, type MatchingConfig } from '../src/models/matching';
 import { DEFAULT_TRANSFORMER, TransformerCaptioner } from '../src/models/transformer';
 import { BOS_ID, EOS_ID, PAD_ID } from '../src/models/types';
-import { initBackend } from '../src/train/backend';
+import { initBackend } from '../src/tf/backend';
 
 const V = 24;
 const DV = 6;

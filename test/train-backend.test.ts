@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
-import { BACKEND_ENV_VAR, initBackend, resetBackendSelection, type BackendName } from '../src/train/backend';
-import { ADDED_WASM_KERNELS, originalWasmKernel, registerWasmKernels } from '../src/train/wasm-kernels';
+import { BACKEND_ENV_VAR, initBackend, resetBackendSelection, type BackendName } from '../src/tf/backend';
+import { ADDED_WASM_KERNELS, originalWasmKernel, registerWasmKernels } from '../src/tf/wasm-kernels';
 
 const quiet = { logger: () => undefined };
 const noNative = (id: string): unknown => {

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import type * as TF from '@tensorflow/tfjs';
 
 import { readLog } from '../src/runs/layout';
-import { initBackend, loadTf } from '../src/train/backend';
+import { initBackend, loadTf } from '../src/tf/backend';
 import { latestCheckpoint, loadCheckpoint } from '../src/train/checkpoint';
 import { createModel, ModelDims, ModelSpec } from '../src/train/models';
 import { localGradients, Replicas, shardRows } from '../src/train/parallel';

@@ -8,7 +8,7 @@ import { conv3x3, pretrainWorldCnn, worldCnn, worldCnnId, labelSpace, coveredCel
 import { MobilenetBackbone } from '../src/vision/mobilenet';
 import { computeFeatures } from '../src/vision/features';
 import { buildConcepts } from '../src/world/concepts';
-import { initBackend } from '../src/train/backend';
+import { initBackend } from '../src/tf/backend';
 
 const TINY = { inputSize: 16, channels: [8, 16] };
 const RECIPE: PretrainOptions = { ...DEFAULT_PRETRAIN, images: 32, steps: 16, batchSize: 8, heldOut: 16, learningRate: 3e-3 };

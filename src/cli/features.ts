@@ -3,8 +3,8 @@
  * them on disk (src/vision). Add to the program with `program.addCommand(featuresCommand())`.
  */
 import { Command, Option } from 'commander';
-import { initBackend } from '../train/backend';
-import { terminalProgress } from '../report/progress';
+import { initBackend } from '../tf/backend';
+import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
 import { BACKBONE_NAMES, isBackboneName } from '../vision/backbone';
 import { extractFeatures } from '../vision/cache';

@@ -3,7 +3,7 @@ import type { TsvLayout } from '../data/tsv';
 import { overlap } from '../filters/overlap';
 import { PRESETS, STAGE_NAMES, StageName } from '../filters/presets';
 import { PresetName, filterPool } from '../filters/run';
-import { terminalProgress } from '../report/progress';
+import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
 import { parseWholeNumber } from './world';
 

@@ -8,7 +8,7 @@ import { formatTable3 } from '../experiments/report';
 import { runTable3, TABLE3_PRESETS } from '../experiments/table3';
 import { FeatureSpec, visualFromSpec } from '../experiments/visual';
 import { readJsonFile } from '../metrics/inputs';
-import { terminalProgress } from '../report/progress';
+import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
 import { train, TrainConfig } from '../train/trainer';
 

@@ -2,7 +2,7 @@ import { buildWorld } from '../world/build';
 import { serveWorld } from '../world/server';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
 import { World } from '../world/world';
-import { terminalProgress } from '../report/progress';
+import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
 
 export function parseWholeNumber(flag: string, value: string): number {

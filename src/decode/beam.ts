@@ -20,7 +20,7 @@
  * parent's decoding state; through `decode` on whole prefixes, rows only move when images leave.
  */
 import type * as TF from '@tensorflow/tfjs';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { CaptionModel, EOS_ID, EncoderInput } from '../models/types';
 import { BeamOptions, checkDecodeOptions, DEFAULT_BANNED, DecodeResult, Hypothesis, lengthPenalty, normalisedScore, tokenMask } from './common';
 import { makeScorer } from './scorer';

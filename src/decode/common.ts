@@ -4,7 +4,7 @@
  * log-probabilities, and row compaction (dropping finished images from the decode batch).
  */
 import type * as TF from '@tensorflow/tfjs';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { BOS_ID, CaptionModel, EOS_ID, Encoded, EncoderInput, MASK_ID, PAD_ID } from '../models/types';
 import type { StepDecoder } from './incremental';
 

@@ -3,7 +3,7 @@
  * image leaves the batch when it emits EOS (its rows are dropped, so late, long steps only pay for
  * the images still writing). Incremental when the model offers a step decoder (./incremental).
  */
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { CaptionModel, EOS_ID, EncoderInput } from '../models/types';
 import { checkDecodeOptions, DEFAULT_BANNED, DecodeOptions, DecodeResult, tokenMask } from './common';
 import { makeScorer } from './scorer';

@@ -8,7 +8,7 @@
  * so captions end after a length that depends on the image and the words.
  */
 import type * as TF from '@tensorflow/tfjs';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { BOS_ID, CaptionModel, Encoded, EncoderInput, EOS_ID } from '../models/types';
 
 export interface NgramModelOptions {

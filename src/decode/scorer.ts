@@ -4,7 +4,7 @@
  * or through a StepDecoder (each row holds its own state; rows follow their parents).
  */
 import type * as TF from '@tensorflow/tfjs';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { BOS_ID, CaptionModel, Encoded } from '../models/types';
 import { canCompact, cloneEncoded, DecodeOptions, disposeEncoded, encodeOwned, nextLogProbs, prefixTensor, selectRows, tidyEncoded } from './common';
 import { hasStepDecoder, StepDecoder, StepState } from './incremental';

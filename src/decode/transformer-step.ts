@@ -9,7 +9,7 @@
  * returns undefined and the searches fall back to `decode`.
  */
 import type * as TF from '@tensorflow/tfjs';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import type { CaptionModel, Encoded } from '../models/types';
 import { TransformerCaptioner } from '../models/transformer';
 import type { StepDecoder, StepState } from './incremental';

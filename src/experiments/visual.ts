@@ -9,9 +9,9 @@ import { buildEncoderInput, regionOrder, visualLayout, VisualMode } from '../vis
 import { extractFeatures, FeatureStore } from '../vision/cache';
 import { ImageFeatures, worldFor } from '../vision/features';
 import { BackboneName, loadBackbone } from '../vision';
-import { initBackend } from '../train/backend';
+import { initBackend } from '../tf/backend';
 import type { VisualProvider } from '../train/visual';
-import type { Progress } from '../report/progress';
+import type { Progress } from '../util/progress';
 import { parseWorldUrl } from '../world/url';
 import { seededRandom } from '../util/random';
 import { canonicalJson } from '../runs/run';

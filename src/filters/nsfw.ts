@@ -8,7 +8,7 @@
  *   (`nsfwjs/dist/models/…/*.min.js`, topology + base64 weights); `load(modelName)` reads
  *   them through `require`, so nothing is fetched. The wasm backend's `.wasm` binaries are read
  *   from `@tensorflow/tfjs-backend-wasm/dist` on disk (`setWasmPaths` with that folder).
- * - Backend: chosen by `initBackend` (src/train/backend.ts), the first of `tensorflow` (native,
+ * - Backend: chosen by `initBackend` (src/tf/backend.ts), the first of `tensorflow` (native,
  *   the optional `@tensorflow/tfjs-node-gpu` / `@tensorflow/tfjs-node`), `wasm`, `cpu` that loads,
  *   or the one `CCKIT_BACKEND` names. The choice is tfjs-global: it applies to every tfjs user in
  *   the process.
@@ -25,7 +25,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import type { NSFWJS } from 'nsfwjs';
-import { initBackend, loadTf, type BackendName } from '../train/backend';
+import { initBackend, loadTf, type BackendName } from '../tf/backend';
 
 export type NsfwBackend = BackendName;
 export type NsfwModelName = 'MobileNetV2' | 'MobileNetV2Mid' | 'InceptionV3';

@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject, temporaryPath } from '../data/tsv';
 import { ShardSample, decodeSample, readImg2dataset } from '../data/webdataset';
-import { Progress, silentProgress } from '../report/progress';
+import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
 import { ImageSource } from './images';
 import { CandidatePair, Verdict } from './types';

@@ -8,7 +8,7 @@ import * as path from 'path';
 
 import { readTsv, TsvLayout } from '../data/tsv';
 import { readSamples } from '../data/webdataset';
-import type { Progress } from '../report/progress';
+import type { Progress } from '../util/progress';
 import { loadTagsFile, PipelineResult, runPipeline } from './pipeline';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './presets';
 import { Vocabulary } from './text';

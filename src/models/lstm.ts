@@ -23,7 +23,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { Params, SeededDropout } from './params';
 import { CaptionModel, Encoded, EncoderInput, PAD_ID } from './types';
 

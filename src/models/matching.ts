@@ -28,7 +28,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { Params, SeededDropout } from './params';
 import { Encoded, EncoderInput, PAD_ID } from './types';
 

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import type { Progress } from '../report/progress';
+import type { Progress } from '../util/progress';
 import { readLog, readPredictions, readRunInfo, type LogLine, type PredictionItem } from '../runs/layout';
 import { show, type CaptionItem, type PlotlyFigure, type ProgressUpdater } from './display';
 

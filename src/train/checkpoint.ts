@@ -13,7 +13,7 @@ import * as path from 'path';
 import type * as TF from '@tensorflow/tfjs';
 
 import { CHECKPOINTS_DIR, writeFileAtomic } from '../runs/layout';
-import { loadTf } from './backend';
+import { loadTf } from '../tf/backend';
 
 export interface CheckpointContent<S> {
   weights: Map<string, TF.Tensor>;

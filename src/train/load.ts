@@ -3,7 +3,7 @@ import { LstmCaptioner, LstmConfig } from '../models/lstm';
 import { TransformerCaptioner, TransformerConfig } from '../models/transformer';
 import type { CaptionModel } from '../models/types';
 import type { Vocabulary } from '../text/vocab';
-import { initBackend } from './backend';
+import { initBackend } from '../tf/backend';
 import { latestCheckpoint, loadCheckpoint } from './checkpoint';
 import type { ModelSpec } from './models';
 import { readVocab } from './trainer';

@@ -5,7 +5,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { loadTf } from './backend';
+import { loadTf } from '../tf/backend';
 
 export type ScheduleUnit = 'steps' | 'epochs';
 

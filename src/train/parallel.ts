@@ -23,7 +23,7 @@ import { Worker } from 'worker_threads';
 import type * as TF from '@tensorflow/tfjs';
 
 import { mixSeed } from '../util/random';
-import { BackendName, initBackend, loadTf, BACKEND_ENV_VAR } from './backend';
+import { BackendName, initBackend, loadTf, BACKEND_ENV_VAR } from '../tf/backend';
 import type { ModelDims, ModelSpec } from './models';
 
 /** A batch's tensors: nested plain objects whose leaves are tensors with the batch as axis 0. */

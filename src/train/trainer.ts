@@ -27,7 +27,7 @@ import { LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
 import { mixSeed, seededRandom } from '../util/random';
-import { initBackend, loadTf } from './backend';
+import { initBackend, loadTf } from '../tf/backend';
 import { latestCheckpoint, loadCheckpoint, saveCheckpoint } from './checkpoint';
 import { BatchStream, DataPosition, DataSource, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
 import { createModel, ModelSpec } from './models';

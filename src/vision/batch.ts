@@ -19,7 +19,7 @@ import type * as TF from '@tensorflow/tfjs';
 import type { EncoderInput } from '../models/types';
 import { GLOBAL_GEOMETRY, GEOMETRY_DIM, MAX_REGIONS } from './regions';
 import { GRID_SIZE, MAX_TAGS, type ImageFeatures } from './features';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 
 /** PAD_ID of src/models/types.ts (fixed in every vocabulary). */
 const PAD = 0;

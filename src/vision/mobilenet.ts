@@ -13,7 +13,7 @@
 import type * as TF from '@tensorflow/tfjs';
 import type { GraphModel } from '@tensorflow/tfjs';
 import type { Backbone } from './backbone';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { mixSeed, seededRandom } from '../util/random';
 
 type Tfjs = typeof TF;

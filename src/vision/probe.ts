@@ -11,7 +11,7 @@
 import type { Backbone } from './backbone';
 import { computeFeatures, worldFor } from './features';
 import { normalizedBox, orderRegions } from './regions';
-import { loadTf } from '../train/backend';
+import { loadTf } from '../tf/backend';
 import { parseWorldUrl } from '../world/url';
 
 export interface RegionSet {

@@ -8,7 +8,7 @@
  * gradients run on fast kernels: the input gradient is a forward conv with the flipped filter, the
  * filter gradient one matrix product of the im2col patches with the output gradient. On the wasm
  * backend (one thread here) that trains at ~78 images/s against ~65 for strided `tf.conv2d`, whose
- * filter gradient is a JS kernel (src/train/wasm-kernels.ts) and whose input gradient is wasm's
+ * filter gradient is a JS kernel (src/tf/wasm-kernels.ts) and whose input gradient is wasm's
  * slow Conv2DBackpropInput.
  *
  * Pre-training (default recipe): multi-label sigmoid cross-entropy over the 600 concepts
@@ -35,8 +35,8 @@ import type * as TF from '@tensorflow/tfjs';
 import type { Backbone } from './backbone';
 import { renderScenePixels } from './pixels';
 import { signatureVector, visualSignature } from '../world/render';
-import { loadTf } from '../train/backend';
-import type { Progress } from '../report/progress';
+import { loadTf } from '../tf/backend';
+import type { Progress } from '../util/progress';
 import { buildConcepts, fnv1a } from '../world/concepts';
 import { conceptSampler, sceneFor, type ConceptSampler, type SceneOptions } from '../world/scene';
 import type { Concept, Scene } from '../world/types';

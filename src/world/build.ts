@@ -19,7 +19,7 @@ import * as path from 'path';
 import { writeCocoCaptions, writeJsonAtomic, writeNocapsCaptions, CaptionedImage } from '../data/coco';
 import { TsvWriter, temporaryPath } from '../data/tsv';
 import { writeShards, ShardRow } from '../data/webdataset';
-import { Progress, silentProgress } from '../report/progress';
+import { Progress, silentProgress } from '../util/progress';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from './splits';
 import { CaptionedWorldImage, World, WorldOptions } from './world';
 import { FORMAT_EXTENSION } from './url';
