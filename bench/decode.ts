@@ -16,7 +16,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import { initBackend, loadTf } from '../src/tf/backend';
-import { CaptionModel, Encoded, EncoderInput, EOS_ID } from '../src/models/types';
+import { CaptionModel, Encoded, EncoderInput } from '../src/models/types';
+import { EOS_ID } from '../src/text/tokens';
 import { beamSearch, DecodeResult, greedyDecode, hasStepDecoder, StepDecoder } from '../src/decode';
 import { transformerStepDecoder } from '../src/decode/transformer-step';
 import { lcgValues, NgramCaptionModel } from '../src/decode/ngram-model';

@@ -9,7 +9,7 @@ import * as cider from '../src/metrics/cider';
 import { CaptionCase, evaluate } from '../src/metrics/evaluate';
 import * as meteor from '../src/metrics/meteor';
 import * as rouge from '../src/metrics/rouge';
-import { tokenizeCaption } from '../src/metrics/ptb-tokenizer';
+import { tokenizeCaption } from '../src/text/ptb-tokenizer';
 import { Candidates, References } from '../src/metrics/types';
 import { formatTable } from '../src/report/table';
 import { seededRandom, zipfSampler } from '../src/util/random';

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../src/tf/backend';
-import { BOS_ID, EOS_ID, PAD_ID, PERSON_TOKEN } from '../src/models/types';
+import { BOS_ID, EOS_ID, PAD_ID, PERSON_TOKEN } from '../src/text/tokens';
 import { evaluate, evaluateByDomain } from '../src/metrics/evaluate';
 import { loadCocoResults } from '../src/metrics/inputs';
 import { readPredictions, readScores } from '../src/runs/layout';

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../src/tf/backend';
-import { BOS_ID, CaptionModel, Encoded, EncoderInput, EOS_ID } from '../src/models/types';
+import { CaptionModel, Encoded, EncoderInput } from '../src/models/types';
+import { BOS_ID, EOS_ID } from '../src/text/tokens';
 import {
   beamSearch,
   DECODE_PRESETS,

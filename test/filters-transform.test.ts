@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { PERSON_TOKEN, findPersons, replacePersons } from '../src/filters/persons';
+import { findPersons, replacePersons } from '../src/filters/persons';
+import { PERSON_TOKEN } from '../src/text/tokens';
 import { Cc3mTransform, ConceptCounter, RareConceptPruner, conceptsOf, pruneRareConcepts, scaledThreshold } from '../src/filters/transform';
 import { World } from '../src/world/world';
 

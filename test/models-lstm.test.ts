@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_LSTM, LSTM_SIZES, LstmCaptioner, type LstmConfig } from '../src/models/lstm';
-import { BOS_ID, EOS_ID, PAD_ID } from '../src/models/types';
+import { BOS_ID, EOS_ID, PAD_ID } from '../src/text/tokens';
 import { initBackend } from '../src/tf/backend';
 
 const V = 20;

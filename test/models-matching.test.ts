@@ -3,7 +3,7 @@ import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_MATCHING, MatchingModel, type MatchingConfig } from '../src/models/matching';
 import { DEFAULT_TRANSFORMER, TransformerCaptioner } from '../src/models/transformer';
-import { BOS_ID, EOS_ID, PAD_ID } from '../src/models/types';
+import { BOS_ID, EOS_ID, PAD_ID } from '../src/text/tokens';
 import { initBackend } from '../src/tf/backend';
 
 const V = 24;

@@ -8,7 +8,7 @@ import {
   ptbTokenize,
   tokenizeCaption,
   tokenizeCaptions,
-} from '../src/metrics/ptb-tokenizer';
+} from '../src/text/ptb-tokenizer';
 
 interface FixtureCase {
   caption: string;

@@ -12,7 +12,7 @@ import { latestCheckpoint, loadCheckpoint } from '../src/train/checkpoint';
 import { createModel, ModelDims, ModelSpec } from '../src/train/models';
 import { localGradients, Replicas, shardRows } from '../src/train/parallel';
 import { BatchTensors, objectiveCounts, objectiveLoss, train, TrainConfig } from '../src/train/trainer';
-import { PAD_ID } from '../src/models/types';
+import { PAD_ID } from '../src/text/tokens';
 import { seededRandom } from '../src/util/random';
 import { syntheticConfig, syntheticVisual, writeSyntheticData } from './fixtures/train-synthetic';
 

@@ -11,7 +11,7 @@ import { latestCheckpoint } from '../src/train/checkpoint';
 import { BatchStream, subsample } from '../src/train/data';
 import { learningRateAt } from '../src/train/optimizers';
 import { captionRows, maskTokens, train } from '../src/train/trainer';
-import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../src/models/types';
+import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../src/text/tokens';
 import { seededRandom } from '../src/util/random';
 import { syntheticConfig, syntheticVisual, writeSyntheticData } from './fixtures/train-synthetic';
 

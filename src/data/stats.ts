@@ -258,7 +258,7 @@ export function fastTokenize(caption: string): string[] {
 function ptbScanner(): (caption: string, sink: TokenSink) => void {
   // Loaded on demand: the PTB lexer is only needed when asked for.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ptb = require('../metrics/ptb-tokenizer') as typeof import('../metrics/ptb-tokenizer');
+  const ptb = require('../text/ptb-tokenizer') as typeof import('../text/ptb-tokenizer');
   return (caption, sink) => {
     for (const token of ptb.ptbTokenize(caption.replace(/\n/g, ' '))) sink.literal(token);
   };

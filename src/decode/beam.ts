@@ -21,7 +21,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../tf/backend';
-import { CaptionModel, EOS_ID, EncoderInput } from '../models/types';
+import { CaptionModel, EncoderInput } from '../models/types';
+import { EOS_ID } from '../text/tokens';
 import { BeamOptions, checkDecodeOptions, DEFAULT_BANNED, DecodeResult, Hypothesis, lengthPenalty, normalisedScore, tokenMask } from './common';
 import { makeScorer } from './scorer';
 

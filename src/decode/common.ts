@@ -5,7 +5,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../tf/backend';
-import { BOS_ID, CaptionModel, EOS_ID, Encoded, EncoderInput, MASK_ID, PAD_ID } from '../models/types';
+import { CaptionModel, Encoded, EncoderInput } from '../models/types';
+import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../text/tokens';
 import type { StepDecoder } from './incremental';
 
 export interface DecodeOptions {

@@ -3,7 +3,7 @@
  * `[{image_id, caption}]` (coco-caption, `cckit eval`, `cckit score --results`) and the nocaps
  * submission (the same list, image_id the nocaps integer id, one caption per image).
  */
-import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../models/types';
+import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../text/tokens';
 import { writeJsonFileAtomic } from '../runs/layout';
 
 /** What the decoders need of a vocabulary. */

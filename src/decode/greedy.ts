@@ -4,7 +4,8 @@
  * the images still writing). Incremental when the model offers a step decoder (./incremental).
  */
 import { loadTf } from '../tf/backend';
-import { CaptionModel, EOS_ID, EncoderInput } from '../models/types';
+import { CaptionModel, EncoderInput } from '../models/types';
+import { EOS_ID } from '../text/tokens';
 import { checkDecodeOptions, DEFAULT_BANNED, DecodeOptions, DecodeResult, tokenMask } from './common';
 import { makeScorer } from './scorer';
 

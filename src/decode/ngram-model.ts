@@ -9,7 +9,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../tf/backend';
-import { BOS_ID, CaptionModel, Encoded, EncoderInput, EOS_ID } from '../models/types';
+import { CaptionModel, Encoded, EncoderInput } from '../models/types';
+import { BOS_ID, EOS_ID } from '../text/tokens';
 
 export interface NgramModelOptions {
   vocabSize: number;

@@ -5,7 +5,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../tf/backend';
-import { BOS_ID, CaptionModel, Encoded } from '../models/types';
+import { CaptionModel, Encoded } from '../models/types';
+import { BOS_ID } from '../text/tokens';
 import { canCompact, cloneEncoded, DecodeOptions, disposeEncoded, encodeOwned, nextLogProbs, prefixTensor, selectRows, tidyEncoded } from './common';
 import { hasStepDecoder, StepDecoder, StepState } from './incremental';
 import { transformerStepDecoder } from './transformer-step';

@@ -36,7 +36,7 @@ export interface FindPersonsOptions {
 }
 
 /** The token CC12M puts in place of a name. */
-export const PERSON_TOKEN = '<PERSON>';
+import { PERSON_TOKEN } from '../text/tokens';
 
 // ------------------------------------------------------------------ word lists
 

@@ -39,7 +39,8 @@ import { article, plural } from '../world/nouns';
 import { wordnet } from '../wordnet';
 import { analyse, Token } from './nlp';
 import { CandidatePair, Verdict, keep, reject } from './types';
-import { PERSON_TOKEN, entityKinds, findPersons, isOrdinaryWord, EntityKind } from './persons';
+import { PERSON_TOKEN } from '../text/tokens';
+import { entityKinds, findPersons, isOrdinaryWord, EntityKind } from './persons';
 
 export interface Cc3mTransformOptions {
   /** Captions with fewer word tokens after the transform are dropped (`transform:too-short`). */

@@ -7,7 +7,7 @@ import * as cider from './cider';
 import * as meteor from './meteor';
 import * as rouge from './rouge';
 import { CountedCorpus, countCorpus } from './ngrams';
-import { tokenizeCaption } from './ptb-tokenizer';
+import { tokenizeCaption } from '../text/ptb-tokenizer';
 import { Candidates, MetricScores, References } from './types';
 
 /** One image to score: its references, the model's caption and (nocaps) its domain. */

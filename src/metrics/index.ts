@@ -5,5 +5,5 @@ export * as rouge from './rouge';
 export * from './evaluate';
 export * from './inputs';
 export * from './retrieval';
-export * from './ptb-tokenizer';
+export * from '../text/ptb-tokenizer';
 export type { Candidates, MetricScore, MetricScores, References } from './types';

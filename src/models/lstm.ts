@@ -25,7 +25,8 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../tf/backend';
 import { Params, SeededDropout } from './params';
-import { CaptionModel, Encoded, EncoderInput, PAD_ID } from './types';
+import { PAD_ID } from '../text/tokens';
+import { CaptionModel, Encoded, EncoderInput } from './types';
 
 export interface LstmConfig {
   vocabSize: number;

@@ -30,7 +30,8 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../tf/backend';
 import { Params, SeededDropout } from './params';
-import { Encoded, EncoderInput, PAD_ID } from './types';
+import { PAD_ID } from '../text/tokens';
+import { Encoded, EncoderInput } from './types';
 
 export interface MatchingConfig {
   vocabSize: number;

@@ -4,13 +4,6 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-/** Special token ids, fixed in every vocabulary. */
-export const PAD_ID = 0;
-export const BOS_ID = 1;
-export const EOS_ID = 2;
-export const UNK_ID = 3;
-export const MASK_ID = 4;
-export const PERSON_TOKEN = '<PERSON>';
 
 /** Encoder inputs for a batch of B images (N visual positions, K tag tokens, L text tokens). */
 export interface EncoderInput {

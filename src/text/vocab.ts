@@ -3,8 +3,8 @@
  * scoring see the same words), lower case, a minimum count (CC3M: 4) below which words become
  * `<unk>`, and `<PERSON>` (CC12M's person-name placeholder) kept as one token.
  */
-import { ptbTokenize } from '../metrics/ptb-tokenizer';
-import { BOS_ID, EOS_ID, MASK_ID, PAD_ID, PERSON_TOKEN, UNK_ID } from '../models/types';
+import { ptbTokenize } from './ptb-tokenizer';
+import { BOS_ID, EOS_ID, MASK_ID, PAD_ID, PERSON_TOKEN, UNK_ID } from './tokens';
 
 export const SPECIAL_TOKENS = ['<pad>', '<bos>', '<eos>', '<unk>', '<mask>'] as const;
 const PERSON_PLACEHOLDER = 'zzpersonzz';
@@ -88,4 +88,3 @@ export class Vocabulary {
   }
 }
 
-export { BOS_ID, EOS_ID, MASK_ID, PAD_ID, UNK_ID, PERSON_TOKEN };

@@ -22,7 +22,8 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { greedyDecode } from '../decode/greedy';
 import { evaluate } from '../metrics/evaluate';
-import { BOS_ID, CaptionModel, EOS_ID, Encoded, EncoderInput, MASK_ID, PAD_ID } from '../models/types';
+import { CaptionModel, Encoded, EncoderInput } from '../models/types';
+import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../text/tokens';
 import { LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';

@@ -18,6 +18,7 @@
  *
  * Emoji (and other symbols outside the Basic Multilingual Plane) are deleted.
  */
+import { PERSON_TOKEN } from './tokens';
 
 /** Tokens that coco-caption removes after tokenising (exact, case-sensitive). */
 export const COCO_PUNCTUATION: ReadonlySet<string> = new Set([
@@ -25,9 +26,8 @@ export const COCO_PUNCTUATION: ReadonlySet<string> = new Set([
   '.', '?', '!', ',', ':', '-', '--', '...', ';',
 ]);
 
-/** The CC12M person placeholder. cckit deviation: it is kept as one token and
- *  emitted upper-case (`<PERSON>`), whereas the Java tool would lower-case it. */
-const PERSON_TOKEN = '<PERSON>';
+// cckit deviation: CC12M's person placeholder is kept as one token and emitted upper-case
+// (`<PERSON>`), whereas the Java tool would lower-case it.
 
 // ---------------------------------------------------------------------------
 // Word lists
