@@ -10,8 +10,9 @@ import * as path from 'path';
 import sharp from 'sharp';
 import { evaluate, evaluateByDomain } from '../src/metrics/evaluate';
 import { FIXTURES_DIR } from '../src/paths';
-import { writeFileAtomic, writeJsonFileAtomic, type PredictionsFile, type RunInfo, type ScoresFile } from '../src/runs/layout';
+import { type PredictionsFile, type RunInfo, type ScoresFile } from '../src/runs/layout';
 import { World } from '../src/world/world';
+import { writeFileAtomic, writeJsonAtomic } from '../src/util/atomic';
 
 const RUN = 'sample';
 const SPLIT = 'nocaps-val';
@@ -58,9 +59,9 @@ async function main(): Promise<void> {
     domains: Object.fromEntries(Object.entries(byDomain).map(([d, e]) => [d === 'entire' ? 'overall' : d, { CIDEr: e.corpus.CIDEr! }])),
     created: CREATED,
   };
-  writeJsonFileAtomic(path.join(runDir, 'run.json'), info);
-  writeJsonFileAtomic(path.join(runDir, 'predictions', `${SPLIT}.json`), preds);
-  writeJsonFileAtomic(path.join(runDir, 'scores', `${SPLIT}.json`), scores);
+  writeJsonAtomic(path.join(runDir, 'run.json'), info, { readable: true });
+  writeJsonAtomic(path.join(runDir, 'predictions', `${SPLIT}.json`), preds, { readable: true });
+  writeJsonAtomic(path.join(runDir, 'scores', `${SPLIT}.json`), scores, { readable: true });
   console.log(`wrote ${runDir}: ${items.length} predictions, CIDEr ${scores.corpus.CIDEr!.toFixed(3)}`);
 }
 

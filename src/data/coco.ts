@@ -12,7 +12,7 @@
  */
 import * as fs from 'fs';
 import { InputError, loadCocoResults, normaliseDomain, readJsonFile } from '../metrics/inputs';
-import { temporaryPath } from './tsv';
+import { writeJsonAtomic } from '../util/atomic';
 
 export { loadCocoResults, readJsonFile, InputError };
 
@@ -60,24 +60,6 @@ export interface CocoWriteOptions {
   info?: Record<string, unknown>;
   /** First annotation id (default 1); ids then count up in image order. */
   firstAnnotationId?: number;
-}
-
-/** Writes JSON to `file` through a temporary file and a rename. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  const temporary = temporaryPath(file);
-  try {
-    fs.writeFileSync(temporary, JSON.stringify(value), { flag: 'wx' });
-    const fd = fs.openSync(temporary, 'r+');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temporary, file);
-  } catch (err) {
-    fs.rmSync(temporary, { force: true });
-    throw err;
-  }
 }
 
 function isPositiveInteger(value: unknown): value is number {

@@ -23,6 +23,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { temporaryPath } from '../util/atomic';
 
 /** Column order: CC3M is caption-url, CC12M is url-caption. */
 export type TsvLayout = 'caption-url' | 'url-caption';
@@ -260,11 +261,6 @@ export function escapeCaption(caption: string, escape: 'space' | 'backslash' = '
     return caption.replace(/[\\\t\r\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
   }
   return CONTROL.test(caption) ? caption.replace(/\r\n|[\t\r\n]/g, ' ') : caption;
-}
-
-/** A temporary name beside `file`, so the final rename stays on one file system. */
-export function temporaryPath(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
 }
 
 /**

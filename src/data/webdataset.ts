@@ -40,7 +40,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tar from 'tar-stream';
-import { temporaryPath } from './tsv';
+import { temporaryPath } from '../util/atomic';
 
 export type ImageExt = 'jpg' | 'png' | 'gif';
 

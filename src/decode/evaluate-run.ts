@@ -12,9 +12,9 @@ import {
   PredictionsFile,
   SCORES_DIR,
   ScoresFile,
-  writeJsonFileAtomic,
 } from '../runs/layout';
 import { CaptionPrediction, naturalImageId } from './format';
+import { writeJsonAtomic } from '../util/atomic';
 
 type Domain = 'in' | 'near' | 'out';
 export type DomainKey = Domain | 'overall';
@@ -115,7 +115,7 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
   if (scored.domains) scores.domains = scored.domains;
   const predictionsPath = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
   const scoresPath = path.join(runDir, SCORES_DIR, `${split}.json`);
-  writeJsonFileAtomic(predictionsPath, predictions);
-  writeJsonFileAtomic(scoresPath, scores);
+  writeJsonAtomic(predictionsPath, predictions, { readable: true });
+  writeJsonAtomic(scoresPath, scores, { readable: true });
   return { ...scored, predictions, scores, predictionsPath, scoresPath };
 }

@@ -4,7 +4,7 @@
  * submission (the same list, image_id the nocaps integer id, one caption per image).
  */
 import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../text/tokens';
-import { writeJsonFileAtomic } from '../runs/layout';
+import { writeJsonAtomic } from '../util/atomic';
 
 /** What the decoders need of a vocabulary. */
 export interface Vocabulary {
@@ -85,9 +85,9 @@ export function toNocapsSubmission(preds: readonly CaptionPrediction[], options:
 }
 
 export function writeCocoResults(file: string, preds: readonly CaptionPrediction[]): void {
-  writeJsonFileAtomic(file, toCocoResults(preds));
+  writeJsonAtomic(file, toCocoResults(preds), { readable: true });
 }
 
 export function writeNocapsSubmission(file: string, preds: readonly CaptionPrediction[], options: NocapsOptions = {}): void {
-  writeJsonFileAtomic(file, toNocapsSubmission(preds, options));
+  writeJsonAtomic(file, toNocapsSubmission(preds, options), { readable: true });
 }

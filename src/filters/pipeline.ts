@@ -12,7 +12,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject, temporaryPath } from '../data/tsv';
+import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
+import { temporaryPath, writeFileAtomic } from '../util/atomic';
 import { ShardSample, decodeSample, readImg2dataset } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
@@ -295,8 +296,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   await new Promise<void>((resolve, reject) => rejects.end((err?: Error | null) => (err ? reject(err) : resolve())));
   fs.renameSync(rejectsTemporary, files.rejects);
   funnel.check();
-  fs.writeFileSync(files.funnel, funnel.toJsonl());
+  writeFileAtomic(files.funnel, funnel.toJsonl());
   const seconds = (Date.now() - started) / 1000;
-  fs.writeFileSync(files.summary, JSON.stringify({ label: options.label, input: options.input, rows: input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds }, null, 2) + '\n');
+  // summary.json is the stage's done-marker: written last, atomically.
+  writeFileAtomic(files.summary, JSON.stringify({ label: options.label, input: options.input, rows: input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds }, null, 2) + '\n');
   return { funnel, input, kept: funnel.kept, seconds, files };
 }

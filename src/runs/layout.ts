@@ -93,23 +93,6 @@ export interface ScoresFile {
   created: string;
 }
 
-/** Writes a file atomically: a temporary sibling, fsync, then rename. */
-export function writeFileAtomic(file: string, data: string | Buffer): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-}
-
-export function writeJsonFileAtomic(file: string, value: unknown): void {
-  writeFileAtomic(file, JSON.stringify(value, null, 1) + '\n');
-}
 
 export function readRunInfo(runDir: string): RunInfo {
   return JSON.parse(fs.readFileSync(path.join(runDir, RUN_FILE), 'utf8')) as RunInfo;

@@ -7,7 +7,8 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { LOG_FILE, LogLine, RUN_FILE, RunInfo, readRunInfo, writeJsonFileAtomic } from './layout';
+import { LOG_FILE, LogLine, RUN_FILE, RunInfo, readRunInfo } from './layout';
+import { writeFileAtomic, writeJsonAtomic } from '../util/atomic';
 
 /** JSON with object keys sorted, so equal configs hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -63,7 +64,7 @@ export class Run {
   }
 
   save(): void {
-    writeJsonFileAtomic(path.join(this.dir, RUN_FILE), this.info);
+    writeJsonAtomic(path.join(this.dir, RUN_FILE), this.info, { readable: true });
   }
 
   /** Appends a log line (one write call, so a kill leaves at most one torn last line). */
@@ -93,9 +94,6 @@ export class Run {
 }
 
 function writeJsonLines(file: string, lines: string[]): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, lines.map((l) => l + '\n').join(''));
-  fs.renameSync(tmp, file);
+  writeFileAtomic(file, lines.map((l) => l + '\n').join(''));
 }
 
-export { writeJsonFileAtomic };

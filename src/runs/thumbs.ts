@@ -8,7 +8,8 @@ import * as path from 'path';
 
 import { ImageSource } from '../filters/images';
 import { loadSharp } from '../world/render';
-import { THUMBS_DIR, writeFileAtomic } from './layout';
+import { THUMBS_DIR } from './layout';
+import { writeFileAtomic } from '../util/atomic';
 
 export const THUMB_SIZE = 160;
 

@@ -12,8 +12,9 @@ import * as path from 'path';
 
 import type * as TF from '@tensorflow/tfjs';
 
-import { CHECKPOINTS_DIR, writeFileAtomic } from '../runs/layout';
+import { CHECKPOINTS_DIR } from '../runs/layout';
 import { loadTf } from '../tf/backend';
+import { writeFileAtomic, writeSynced } from '../util/atomic';
 
 export interface CheckpointContent<S> {
   weights: Map<string, TF.Tensor>;
@@ -27,16 +28,6 @@ export interface ModelJson {
   /** The model's config (kind, sizes, vocabulary size …), as the trainer wrote it. */
   modelConfig: unknown;
   weightsManifest: { paths: string[]; weights: TF.io.WeightsManifestEntry[] }[];
-}
-
-function writeSynced(file: string, data: Buffer | string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 async function encode(tensors: Map<string, TF.Tensor>): Promise<{ data: Buffer; specs: TF.io.WeightsManifestEntry[] }> {

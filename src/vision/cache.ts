@@ -19,7 +19,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Backbone } from './backbone';
 import { GRID_SIZE, computeFeatures, type FeatureFailure, type FeatureOptions, type ImageFeatures, type ImageRef, type RegionPolicy } from './features';
-import { writeAtomic, DEFAULT_CACHE_DIR } from './world-cnn';
+import { writeFileAtomic } from '../util/atomic';
+import { DEFAULT_CACHE_DIR } from './world-cnn';
 
 export const FEATURE_STORE_VERSION = 1;
 
@@ -160,14 +161,14 @@ export class FeatureStore {
     const bytes = new Uint8Array(data.buffer);
     const file = `chunk-${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}.bin`;
     fs.mkdirSync(this.dir, { recursive: true });
-    writeAtomic(path.join(this.dir, file), bytes);
+    writeFileAtomic(path.join(this.dir, file), bytes);
     // merge with what is on disk now (another run may have appended since we read it)
     const current = this.readIndex() ?? this.emptyIndex();
     const chunkIndex = current.chunks.length;
     current.chunks.push({ file, bytes: bytes.length, checksum: checksum(bytes) });
     for (const [key, offset, r, tags] of placed) current.entries[key] = [chunkIndex, offset, r, tags];
     current.updated = new Date().toISOString();
-    writeAtomic(this.indexFile, JSON.stringify(current) + '\n');
+    writeFileAtomic(this.indexFile, JSON.stringify(current) + '\n');
     // chunk numbers may have shifted if the index changed on disk: drop cached chunks
     if (current.chunks.length !== this.index.chunks.length + 1) this.loaded.clear();
     this.index = current;

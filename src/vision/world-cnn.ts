@@ -40,6 +40,7 @@ import type { Progress } from '../util/progress';
 import { buildConcepts, fnv1a } from '../world/concepts';
 import { conceptSampler, sceneFor, type ConceptSampler, type SceneOptions } from '../world/scene';
 import type { Concept, Scene } from '../world/types';
+import { writeFileAtomic } from '../util/atomic';
 import { mixSeed, seededRandom } from '../util/random';
 
 type Tfjs = typeof TF;
@@ -667,22 +668,6 @@ function checksum(bytes: Uint8Array): number {
 }
 
 /** Writes a file atomically: a temporary sibling, fsync, then rename. */
-export function writeAtomic(file: string, data: string | Uint8Array): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fs.fsyncSync(fd);
-  } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
-}
-
 /** Saves weights: the .bin first, then the manifest that names its size and checksum (a half-written pair never loads). */
 export function saveWorldCnn(model: WorldCnn, dir: string, pretrain: PretrainOptions): { json: string; bin: string } {
   const named = model.namedTensors();
@@ -697,7 +682,7 @@ export function saveWorldCnn(model: WorldCnn, dir: string, pretrain: PretrainOpt
   const bytes = new Uint8Array(flat.buffer);
   const bin = path.join(dir, `${model.id}.bin`);
   const json = path.join(dir, `${model.id}.json`);
-  writeAtomic(bin, bytes);
+  writeFileAtomic(bin, bytes);
   const manifest: Manifest = {
     format: 'cckit-world-cnn',
     version: WORLD_CNN_VERSION,
@@ -712,7 +697,7 @@ export function saveWorldCnn(model: WorldCnn, dir: string, pretrain: PretrainOpt
     metrics: model.metrics!,
     created: new Date().toISOString(),
   };
-  writeAtomic(json, JSON.stringify(manifest, null, 1) + '\n');
+  writeFileAtomic(json, JSON.stringify(manifest, null, 1) + '\n');
   return { json, bin };
 }
 

@@ -16,8 +16,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { writeCocoCaptions, writeJsonAtomic, writeNocapsCaptions, CaptionedImage } from '../data/coco';
-import { TsvWriter, temporaryPath } from '../data/tsv';
+import { writeCocoCaptions, writeNocapsCaptions, CaptionedImage } from '../data/coco';
+import { TsvWriter } from '../data/tsv';
+import { temporaryPath, writeJsonAtomic } from '../util/atomic';
 import { writeShards, ShardRow } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from './splits';
