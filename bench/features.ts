@@ -15,7 +15,7 @@ import { initBackend } from '../src/tf/backend';
 import type { Backbone } from '../src/vision/backbone';
 import { computeFeatures, imagePixels } from '../src/vision/features';
 import { loadBackbone } from '../src/vision/index';
-import { ImageSource } from '../src/filters/images';
+import { ImageSource } from '../src/data/images';
 import { BACKBONE_NAMES, isBackboneName } from '../src/vision/backbone';
 import { regionProbes } from '../src/vision/probe';
 

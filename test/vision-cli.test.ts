@@ -6,7 +6,8 @@ import * as path from 'path';
 import { runCli } from './helpers';
 import { readImageSource } from '../src/vision/sources';
 import { writeShards, type ShardRow } from '../src/data/webdataset';
-import { worldFor, worldImageInfo } from '../src/vision/features';
+import { worldImageInfo } from '../src/vision/features';
+import { worldFor } from '../src/data/images';
 
 test('cckit features: a world split into a cache folder, then everything cached on a second run', () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-features-'));

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { WorldCnn } from '../src/vision/world-cnn';
-import { GRID_SIZE, computeFeatures, featuresFromMap, resampleGrid, worldFor, worldImageInfo, type ImageFeatures } from '../src/vision/features';
+import { GRID_SIZE, computeFeatures, featuresFromMap, resampleGrid, worldImageInfo, type ImageFeatures } from '../src/vision/features';
+import { worldFor } from '../src/data/images';
 import { geometry, normalizedBox, orderRegions, roiAverage, tileBoxes } from '../src/vision/regions';
 import { grainAlpha, renderScenePixels, decodePixels } from '../src/vision/pixels';
 

@@ -7,12 +7,12 @@
 import { geometry, normalizedBox, orderRegions, RegionBox } from '../vision/regions';
 import { buildEncoderInput, regionOrder, visualLayout, VisualMode } from '../vision/batch';
 import { extractFeatures, FeatureStore } from '../vision/cache';
-import { ImageFeatures, worldFor } from '../vision/features';
+import { ImageFeatures } from '../vision/features';
+import { resolveWorldImage, worldFor } from '../data/images';
 import { BackboneName, loadBackbone } from '../vision';
 import { initBackend } from '../tf/backend';
 import type { VisualProvider } from '../train/visual';
 import type { Progress } from '../util/progress';
-import { parseWorldUrl } from '../world/url';
 import { seededRandom } from '../util/random';
 import { canonicalJson } from '../runs/run';
 
@@ -29,9 +29,9 @@ export interface FeatureSpec {
 
 /** Object classes of world region labels: the world's concept catalogue. */
 function worldLabels(key: string): number[] | undefined {
-  if (!key.startsWith('world://')) return undefined;
-  const ref = parseWorldUrl(key);
-  const world = worldFor(ref.seed);
+  const resolved = resolveWorldImage(key);
+  if (!resolved) return undefined;
+  const { world, ref } = resolved;
   const scene = world.scene(ref.split, ref.id);
   const boxes = scene.objects.map((o) => normalizedBox(o.box, scene.width, scene.height));
   const ordered = orderRegions(boxes);

@@ -26,6 +26,7 @@
 import type * as TF from '@tensorflow/tfjs';
 import type { NSFWJS } from 'nsfwjs';
 import { initBackend, loadTf, type BackendName } from '../tf/backend';
+import { loadSharp } from '../util/sharp';
 
 export type NsfwBackend = BackendName;
 export type NsfwModelName = 'MobileNetV2' | 'MobileNetV2Mid' | 'InceptionV3';
@@ -181,19 +182,6 @@ export function sharedNsfwDetector(options: NsfwDetectorOptions = {}): Promise<N
 }
 
 // ---- decoding (sharp) ---------------------------------------------------------------------------
-
-type SharpConstructor = typeof import('sharp').default;
-let sharpModule: SharpConstructor | null = null;
-
-/** sharp, loaded on first use. */
-export function loadSharp(): SharpConstructor {
-  if (sharpModule === null) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require('sharp') as SharpConstructor | { default: SharpConstructor };
-    sharpModule = typeof mod === 'function' ? mod : mod.default;
-  }
-  return sharpModule;
-}
 
 export interface DecodeOptions {
   /** Refuse to decode images with more pixels than this (sharp's `limitInputPixels`; default 50 MP). */

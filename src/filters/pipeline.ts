@@ -17,7 +17,7 @@ import { temporaryPath, writeFileAtomic } from '../util/atomic';
 import { ShardSample, decodeSample, readImg2dataset } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
-import { ImageSource } from './images';
+import { ImageSource } from '../data/images';
 import { CandidatePair, Verdict } from './types';
 
 /** A per-pair stage. */

@@ -6,8 +6,8 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { ImageSource } from '../filters/images';
-import { loadSharp } from '../world/render';
+import { ImageSource } from '../data/images';
+import { loadSharp } from '../util/sharp';
 import { THUMBS_DIR } from './layout';
 import { writeFileAtomic } from '../util/atomic';
 

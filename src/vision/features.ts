@@ -20,13 +20,12 @@ import type * as TF from '@tensorflow/tfjs';
 import type { Backbone } from './backbone';
 import { decodePixels, renderScenePixels, type SquarePixels } from './pixels';
 import { MAX_REGIONS, geometry, normalizedBox, orderRegions, roiAverage, tileBoxes, type RegionBox } from './regions';
-import { ImageSource } from '../filters/images';
+import { ImageSource, resolveWorldImage } from '../data/images';
 import { loadTf } from '../tf/backend';
 import type { Progress } from '../util/progress';
 import { tagsFor } from '../world/tags';
-import { parseWorldUrl } from '../world/url';
+import { isWorldUrl } from '../world/url';
 import { splitNumber } from '../world/splits';
-import { World } from '../world/world';
 import { mixSeed, seededRandom } from '../util/random';
 
 export const GRID_SIZE = 8;
@@ -71,18 +70,12 @@ export interface FeatureOptions {
   source?: ImageSource;
 }
 
-/** World instances by seed (building a catalog takes a few ms; scenes are pure functions). */
-const worlds = new Map<number, World>();
-export function worldFor(seed: number): World {
-  let world = worlds.get(seed);
-  if (!world) worlds.set(seed, (world = new World({ seed })));
-  return world;
-}
 
 /** Ground-truth boxes (fractions) and tagger tags of a world image. */
 export function worldImageInfo(url: string): { boxes: RegionBox[]; tags: string[]; width: number; height: number } {
-  const ref = parseWorldUrl(url);
-  const world = worldFor(ref.seed);
+  const resolved = resolveWorldImage(url);
+  if (!resolved) throw new Error(`not a world image URL: "${url}"`);
+  const { world, ref } = resolved;
   const scene = world.scene(ref.split, ref.id);
   const boxes = scene.objects.map((o) => normalizedBox(o.box, scene.width, scene.height));
   let tags: string[];
@@ -100,11 +93,8 @@ export function worldImageInfo(url: string): { boxes: RegionBox[]; tags: string[
 export async function imagePixels(ref: ImageRef, size: number, source: ImageSource): Promise<SquarePixels> {
   if (ref.bytes) return decodePixels(ref.bytes, size);
   const url = ref.url ?? ref.key;
-  if (url.startsWith('world://')) {
-    const parsed = parseWorldUrl(url);
-    const world = worldFor(parsed.seed);
-    return renderScenePixels(world.scene(parsed.split, parsed.id), world.concepts, size);
-  }
+  const worldImage = resolveWorldImage(url);
+  if (worldImage) return renderScenePixels(worldImage.world.scene(worldImage.ref.split, worldImage.ref.id), worldImage.world.concepts, size);
   const fetched = await source.fetch(url);
   if (!fetched.ok) throw new Error(fetched.reason);
   return decodePixels(fetched.bytes, size);
@@ -185,7 +175,7 @@ export async function* computeFeatures(
       const d = backbone.featureDim;
       ok.forEach((l, b) => {
         const one = values.subarray(b * g * g * d, (b + 1) * g * g * d);
-        const world = (l.ref.url ?? l.ref.key).startsWith('world://') && (!l.ref.boxes || !l.ref.tags) ? worldImageInfo(l.ref.url ?? l.ref.key) : undefined;
+        const world = isWorldUrl(l.ref.url ?? l.ref.key) && (!l.ref.boxes || !l.ref.tags) ? worldImageInfo(l.ref.url ?? l.ref.key) : undefined;
         const boxes = l.ref.boxes ?? world?.boxes ?? (options.regions === 'tiles' ? tileBoxes(3) : []);
         features.push(featuresFromMap(l.ref.key, one, g, d, boxes, l.ref.tags ?? world?.tags ?? []));
       });

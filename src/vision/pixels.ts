@@ -13,18 +13,7 @@
  */
 import { sceneSvg } from '../world/render';
 import type { Concept, Scene } from '../world/types';
-
-type SharpConstructor = typeof import('sharp').default;
-let sharpModule: SharpConstructor | null = null;
-
-function loadSharp(): SharpConstructor {
-  if (sharpModule === null) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require('sharp') as SharpConstructor | { default: SharpConstructor };
-    sharpModule = typeof mod === 'function' ? mod : mod.default;
-  }
-  return sharpModule;
-}
+import { loadSharp } from '../util/sharp';
 
 /** Square RGB pixels of one image and the size of the image they came from. */
 export interface SquarePixels {

@@ -9,10 +9,12 @@
  * concepts) and nocaps (nocaps-val ids, common and long-tail concepts).
  */
 import type { Backbone } from './backbone';
-import { computeFeatures, worldFor } from './features';
+import { computeFeatures } from './features';
+import { worldFor } from '../data/images';
 import { normalizedBox, orderRegions } from './regions';
 import { loadTf } from '../tf/backend';
-import { parseWorldUrl } from '../world/url';
+import { parseWorldUrl, worldUrl } from '../world/url';
+import type { WorldSplit } from '../world/splits';
 
 export interface RegionSet {
   vectors: Float32Array[];
@@ -84,7 +86,7 @@ export function linearProbe(train: RegionSet, test: RegionSet, classes = 600, st
 
 /** The COCO and nocaps probes of a backbone (world seed 0; `n` training images each). */
 export async function regionProbes(backbone: Backbone, n = 1500, seed = 0): Promise<{ coco: ProbeResult; nocaps: ProbeResult }> {
-  const urls = (split: string, from: number, count: number) => Array.from({ length: count }, (_, i) => `world://${seed}/${split}/${from + i}.jpg`);
+  const urls = (split: WorldSplit, from: number, count: number) => Array.from({ length: count }, (_, i) => worldUrl({ seed, split, id: from + i }, 'jpeg'));
   const cocoTrain = await worldRegions(backbone, urls('coco-train', 0, n));
   const cocoTest = await worldRegions(backbone, urls('coco-val', 0, 250));
   const nocapsTrain = await worldRegions(backbone, urls('nocaps-val', 0, n));

@@ -23,7 +23,7 @@ import { loadTagsFile } from '../filters/pipeline';
 import { WORLD_PRESETS, isWorldSplit, type WorldPresetName, type WorldSplit } from '../world/splits';
 import { worldUrl } from '../world/url';
 import type { Box } from '../world/types';
-import { worldFor } from './features';
+import { worldFor } from '../data/images';
 
 export interface SourceOptions {
   /** World seed for `world:` sources (default 0). */

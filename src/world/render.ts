@@ -16,6 +16,7 @@ import type { Sharp } from 'sharp';
 import { fnv1a } from './concepts';
 import type { Concept, Scene, SceneObject } from './types';
 import { seededRandom } from '../util/random';
+import { loadSharp } from '../util/sharp';
 
 // ------------------------------------------------------------- signatures
 
@@ -536,17 +537,6 @@ function sceneHash(scene: Scene): number {
 }
 
 // ----------------------------------------------------------------- raster
-
-type SharpConstructor = typeof import('sharp').default;
-let sharpModule: SharpConstructor | null = null;
-
-export function loadSharp(): SharpConstructor {
-  if (sharpModule === null) {
-    const mod = require('sharp') as SharpConstructor | { default: SharpConstructor };
-    sharpModule = typeof mod === 'function' ? mod : mod.default;
-  }
-  return sharpModule;
-}
 
 const GRAIN_TILE = 96;
 

@@ -1,12 +1,28 @@
 /**
- * Where a pair's image bytes come from: the embedded world renders world:// URLs, local paths
- * and file:// URLs are read, http(s) URLs are downloaded with a timeout and a size cap. Failures
- * become rejection reasons, never exceptions, so a run goes on.
+ * The one image loader: where an image's bytes come from. The embedded world renders world:// URLs
+ * (resolved here, once, for every stage), local paths and file:// URLs are read, http(s) URLs are
+ * downloaded with a timeout and a size cap. Failures become rejection reasons, never exceptions,
+ * so a run goes on.
  */
 import * as fs from 'fs';
 import { fileURLToPath } from 'url';
 import { World } from '../world/world';
-import { parseWorldUrl } from '../world/url';
+import { WorldImageRef, isWorldUrl, parseWorldUrl } from '../world/url';
+
+/** World instances by seed (building a catalog takes a few ms; scenes are pure functions). */
+const worlds = new Map<number, World>();
+export function worldFor(seed: number): World {
+  let world = worlds.get(seed);
+  if (!world) worlds.set(seed, (world = new World({ seed })));
+  return world;
+}
+
+/** The world image a `world://` URL names, or undefined for any other URL; a malformed world URL throws. */
+export function resolveWorldImage(url: string): { world: World; ref: WorldImageRef } | undefined {
+  if (!isWorldUrl(url)) return undefined;
+  const ref = parseWorldUrl(url);
+  return { world: worldFor(ref.seed), ref: { seed: ref.seed, split: ref.split, id: ref.id } };
+}
 
 export type ImageFetch = { ok: true; bytes: Buffer } | { ok: false; reason: string };
 
@@ -18,18 +34,12 @@ export interface ImageSourceOptions {
 export const DEFAULT_IMAGE_SOURCE: ImageSourceOptions = { timeoutMs: 10_000, maxBytes: 20 * 1024 * 1024 };
 
 export class ImageSource {
-  private readonly worlds = new Map<number, World>();
-
   constructor(private readonly options: ImageSourceOptions = DEFAULT_IMAGE_SOURCE) {}
 
   async fetch(url: string): Promise<ImageFetch> {
     try {
-      if (url.startsWith('world://')) {
-        const ref = parseWorldUrl(url);
-        let world = this.worlds.get(ref.seed);
-        if (!world) this.worlds.set(ref.seed, (world = new World({ seed: ref.seed })));
-        return { ok: true, bytes: await world.render(ref.split, ref.id) };
-      }
+      const worldImage = resolveWorldImage(url);
+      if (worldImage) return { ok: true, bytes: await worldImage.world.render(worldImage.ref.split, worldImage.ref.id) };
       if (/^https?:\/\//i.test(url)) return await this.download(url);
       const file = url.startsWith('file://') ? fileURLToPath(url) : url;
       const size = fs.statSync(file).size;
