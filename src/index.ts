@@ -4,7 +4,7 @@ export * as data from './data';
 export * as decode from './decode';
 export * as runs from './runs/layout';
 export { World } from './world/world';
-export { buildWorld } from './world/build';
+export { buildWorld } from './data/build-world';
 export { WORLD_PRESETS } from './world/splits';
 export { filterPool } from './filters/run';
 export { PRESETS as FILTER_PRESETS } from './filters/presets';

@@ -4,7 +4,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { test } from 'node:test';
 import { CaptionedImage, readCocoCaptions, writeCocoCaptions, writeCocoResults, writeNocapsCaptions } from '../src/data/coco';
-import { InputError, loadCocoResults, readJsonFile } from '../src/metrics/inputs';
+import { loadCocoResults } from '../src/metrics/inputs';
+import { InputError, readJsonFile } from '../src/util/json';
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-data-coco-'));
@@ -22,8 +23,8 @@ test('COCO caption annotations + results are read back by the metrics loaders', 
   const results = path.join(dir, 'results.json');
   const written = writeCocoCaptions(annotations, IMAGES.map(({ domain: _, ...image }) => image), { info: { description: 'test' } });
   writeCocoResults(results, [
-    { imageId: 12, caption: 'a fruit' },
-    { imageId: 7, caption: 'a dog' },
+    { image_id: 12, caption: 'a fruit' },
+    { image_id: 7, caption: 'a dog' },
   ]);
   const data = readJsonFile(annotations) as typeof written;
   assert.deepEqual(data.info, { description: 'test' });
@@ -45,7 +46,7 @@ test('nocaps annotations: domains written as in-domain/near-domain/out-domain an
   const annotations = path.join(dir, 'nocaps_val.json');
   const results = path.join(dir, 'results.json');
   writeNocapsCaptions(annotations, IMAGES);
-  writeCocoResults(results, IMAGES.map((image) => ({ imageId: image.id, caption: image.captions[0] })));
+  writeCocoResults(results, IMAGES.map((image) => ({ image_id: image.id, caption: image.captions[0] })));
   const data = readJsonFile(annotations) as { images: { domain: string }[] };
   assert.deepEqual(data.images.map((image) => image.domain), ['in-domain', 'near-domain', 'out-domain']);
   const { cases } = loadCocoResults(results, annotations);
@@ -68,6 +69,6 @@ test('COCO writers: invalid input names the file and position, and nothing is wr
   expectError(() => writeCocoCaptions(file, [{ ...IMAGES[0], captions: ['ok', ''] }]), /images\[0\] \(id 7\) captions\[1\]: caption must be a non-empty string/);
   expectError(() => writeNocapsCaptions(file, [IMAGES[0], { ...IMAGES[1], domain: undefined }]), /images\[1\] \(id 12\): nocaps annotations need a domain/);
   expectError(() => writeNocapsCaptions(file, [{ ...IMAGES[0], domain: 'far' as 'in' }]), /unknown domain "far"/);
-  expectError(() => writeCocoResults(file, [{ imageId: 1, caption: 'a' }, { imageId: 1, caption: 'b' }]), /\[1\] \(image_id 1\): a second caption for the same image/);
+  expectError(() => writeCocoResults(file, [{ image_id: 1, caption: 'a' }, { image_id: 1, caption: 'b' }]), /\[1\] \(image_id 1\): a second caption for the same image/);
   assert.deepEqual(fs.readdirSync(dir), []);
 });

@@ -9,8 +9,9 @@ import { BOS_ID, EOS_ID, PAD_ID, PERSON_TOKEN } from '../src/text/tokens';
 import { evaluate, evaluateByDomain } from '../src/metrics/evaluate';
 import { loadCocoResults } from '../src/metrics/inputs';
 import { readPredictions, readScores } from '../src/runs/layout';
+import { toCocoResults, toNocapsSubmission, writeCocoResults, writeNocapsSubmission } from '../src/data/coco';
+import { captionFromIds } from '../src/text/vocab';
 import {
-  captionFromIds,
   captionImages,
   CaptionedImage,
   casesFromPredictions,
@@ -18,10 +19,6 @@ import {
   decodeBatch,
   evaluateRun,
   scoreCases,
-  toCocoResults,
-  toNocapsSubmission,
-  writeCocoResults,
-  writeNocapsSubmission,
 } from '../src/decode';
 import { NgramCaptionModel } from '../src/decode/ngram-model';
 import { formatEvalTable, runEval } from '../src/cli/eval';
@@ -63,7 +60,7 @@ test('COCO results and nocaps submission writers', () => {
     { image_id: 3, caption: 'grass' },
     { image_id: 'world-5', caption: 'x' },
   ]);
-  assert.throws(() => toCocoResults([...preds, { image_id: 17, caption: 'again' }]), /image 17 has two captions/);
+  assert.throws(() => toCocoResults([...preds, { image_id: 17, caption: 'again' }]), /\(image_id 17\): a second caption for the same image/);
   assert.throws(() => toNocapsSubmission(preds), /non-negative integers.*world-5/);
   const nocaps = preds.slice(0, 2);
   assert.deepEqual(toNocapsSubmission(nocaps, { expectedIds: [3, 17] }), [

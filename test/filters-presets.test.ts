@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { loadTagsFile, runPipeline } from '../src/filters/pipeline';
 import { PRESETS, buildStages } from '../src/filters/presets';
 import { Vocabulary } from '../src/filters/text';
-import { buildWorld } from '../src/world/build';
+import { buildWorld } from '../src/data/build-world';
 import { runCli } from './helpers';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-presets-'));

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as path from 'path';
 import { test } from 'node:test';
 import { evaluate, ALL_METRIC_NAMES } from '../src/metrics/evaluate';
-import { InputError, loadCocoResults, loadScoringFile } from '../src/metrics/inputs';
+import { loadCocoResults, loadScoringFile } from '../src/metrics/inputs';
+import { InputError } from '../src/util/json';
 import { PACKAGE_ROOT } from '../src/paths';
 import { tempFile } from './helpers';
 

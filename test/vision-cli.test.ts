@@ -7,6 +7,7 @@ import { runCli } from './helpers';
 import { readImageSource } from '../src/vision/sources';
 import { writeShards, type ShardRow } from '../src/data/webdataset';
 import { worldImageInfo } from '../src/vision/features';
+import { worldCocoInfo } from '../src/data/coco';
 import { worldFor } from '../src/data/images';
 
 test('cckit features: a world split into a cache folder, then everything cached on a second run', () => {
@@ -35,13 +36,11 @@ test('image sources: world splits, COCO annotations built by the world, TSVs and
   fs.writeFileSync(path.join(dir, 'truth.jsonl'), JSON.stringify({ url: 'world://0/web/1.jpg', tags: ['cat', 'animal'] }) + '\n');
   const tsv = await readImageSource(path.join(dir, 'pairs.tsv'));
   assert.deepEqual(tsv, [{ key: 'world://0/web/1.jpg', tags: ['cat', 'animal'] }, { key: 'world://0/web/2.jpg' }]);
-  // COCO annotations beside a world.json become world URLs
-  fs.mkdirSync(path.join(dir, 'coco'));
-  fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify({ seed: 5 }));
+  // COCO annotations the world wrote (its seed and split in "info") become world URLs
   const coco = { images: [{ id: 7, file_name: '7.jpg', width: 10, height: 10 }], annotations: [{ id: 1, image_id: 7, caption: 'x' }] };
-  fs.writeFileSync(path.join(dir, 'coco', 'captions_val.json'), JSON.stringify(coco));
-  assert.deepEqual(await readImageSource(path.join(dir, 'coco', 'captions_val.json')), [{ key: 'world://5/coco-val/7.jpg' }]);
-  // elsewhere, file names resolve against the images folder
+  fs.writeFileSync(path.join(dir, 'world-val.json'), JSON.stringify({ info: worldCocoInfo('coco-val', 5, 'tiny'), ...coco }));
+  assert.deepEqual(await readImageSource(path.join(dir, 'world-val.json')), [{ key: 'world://5/coco-val/7.jpg' }]);
+  // other files' names resolve against the images folder
   fs.writeFileSync(path.join(dir, 'other.json'), JSON.stringify(coco));
   assert.deepEqual(await readImageSource(path.join(dir, 'other.json'), { imagesDir: '/images' }), [{ key: '/images/7.jpg' }]);
 });

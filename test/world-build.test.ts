@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { tsvStats } from '../src/data/stats';
 import { readSamples } from '../src/data/webdataset';
 import { loadCocoResults } from '../src/metrics/inputs';
-import { buildWorld } from '../src/world/build';
+import { buildWorld } from '../src/data/build-world';
 import { serveWorld } from '../src/world/server';
 import { NOCAPS_DOMAIN_COUNTS, nocapsDomain } from '../src/world/splits';
 import { parseWorldUrl } from '../src/world/url';

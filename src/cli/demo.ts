@@ -10,7 +10,7 @@ import { ALL_METRIC_NAMES, evaluate, evaluateByDomain } from '../metrics/evaluat
 import { loadCocoResults, loadScoringFile } from '../metrics/inputs';
 import { FIXTURES_DIR, PACKAGE_ROOT } from '../paths';
 import { tsvStats } from '../data/stats';
-import { buildWorld } from '../world/build';
+import { buildWorld } from '../data/build-world';
 import { formatTable } from '../report/table';
 
 export async function runDemo(): Promise<void> {

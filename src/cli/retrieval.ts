@@ -1,4 +1,4 @@
-import { readJsonFile, InputError } from '../metrics/inputs';
+import { readJsonFile, InputError } from '../util/json';
 import { retrievalRecall } from '../metrics/retrieval';
 
 export function runRetrieval(flags: { similarity: string; ks: string }): void {

@@ -2,12 +2,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { decodePreset, writeCocoResults, writeNocapsSubmission } from '../decode';
+import { writeCocoResults, writeNocapsSubmission } from '../data/coco';
+import { decodePreset } from '../decode';
 import { captionSplit } from '../experiments/evaluate';
 import { formatTable3 } from '../experiments/report';
 import { runTable3, TABLE3_PRESETS } from '../experiments/table3';
 import { FeatureSpec, visualFromSpec } from '../experiments/visual';
-import { readJsonFile } from '../metrics/inputs';
+import { readJsonFile } from '../util/json';
 import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
 import { train, TrainConfig } from '../train/trainer';

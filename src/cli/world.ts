@@ -1,4 +1,4 @@
-import { buildWorld } from '../world/build';
+import { buildWorld } from '../data/build-world';
 import { serveWorld } from '../world/server';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
 import { World } from '../world/world';

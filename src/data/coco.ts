@@ -7,14 +7,14 @@
  * Files are written atomically (temporary file + rename). Inputs are checked first, with errors
  * naming the file and the position ("images[3] (id 17): …").
  *
- * Reading back: src/metrics/inputs.ts's loaders (`loadCocoResults`, `readJsonFile`) are re-exported
- * here; `readCocoCaptions` additionally keeps file names and sizes, which the scoring loader drops.
+ * Reading: `readCocoAnnotations` is the one reader of caption annotation files; the scoring loader
+ * (src/metrics/inputs.ts), the training data (src/train/data.ts), the feature sources and
+ * `readCocoCaptions` all build on it. Files written by `cckit world build` carry the world's seed and
+ * split in their "info" block (`worldCocoInfo` / `worldOfCocoFile`), so their images map to world URLs.
  */
-import * as fs from 'fs';
-import { InputError, loadCocoResults, normaliseDomain, readJsonFile } from '../metrics/inputs';
 import { writeJsonAtomic } from '../util/atomic';
-
-export { loadCocoResults, readJsonFile, InputError };
+import { InputError, isRecord, readJsonFile } from '../util/json';
+import { isWorldSplit, type WorldSplit } from '../world/splits';
 
 export type NocapsDomain = 'in-domain' | 'near-domain' | 'out-domain';
 
@@ -51,7 +51,7 @@ export interface CocoCaptionFile {
 }
 
 export interface CocoResult {
-  image_id: number;
+  image_id: number | string;
   caption: string;
 }
 
@@ -68,7 +68,7 @@ function isPositiveInteger(value: unknown): value is number {
 
 function toNocapsDomain(file: string, where: string, value: unknown): NocapsDomain | undefined {
   const short = normaliseDomain(file, where, value);
-  return short === undefined ? undefined : (`${short}-domain` as NocapsDomain);
+  return short === undefined ? undefined : `${short}-domain`;
 }
 
 /** Builds a COCO caption annotation object; `nocaps` requires and writes a domain for every image. */
@@ -122,44 +122,184 @@ export function writeNocapsCaptions(file: string, images: readonly CaptionedImag
   return data;
 }
 
-/** Writes COCO results [{image_id, caption}], one caption per image. */
-export function writeCocoResults(file: string, results: readonly { imageId: number; caption: string }[]): CocoResult[] {
-  const seen = new Set<number>();
-  const out = results.map((result, index): CocoResult => {
-    if (typeof result.imageId !== 'number' || !Number.isInteger(result.imageId) || result.imageId < 0) {
-      throw new InputError(file, `[${index}]: image_id must be a non-negative integer, got ${JSON.stringify(result.imageId)}`);
-    }
-    if (seen.has(result.imageId)) throw new InputError(file, `[${index}] (image_id ${result.imageId}): a second caption for the same image`);
-    seen.add(result.imageId);
-    if (typeof result.caption !== 'string') throw new InputError(file, `[${index}] (image_id ${result.imageId}): caption must be a string`);
-    return { image_id: result.imageId, caption: result.caption };
+/** A caption for one image, as every result writer takes it. */
+export interface CaptionPrediction {
+  image_id: string | number;
+  caption: string;
+}
+
+/** "17" → 17 (COCO and nocaps ids are integers); other strings stay strings. */
+export function naturalImageId(id: string | number): string | number {
+  if (typeof id === 'number') return id;
+  return /^(0|[1-9]\d*)$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
+}
+
+function checkUnique(preds: readonly CaptionPrediction[]): void {
+  const seen = new Set<string>();
+  preds.forEach((p, index) => {
+    const key = String(p.image_id);
+    if (seen.has(key)) throw new Error(`[${index}] (image_id ${key}): a second caption for the same image`);
+    if (typeof p.caption !== 'string') throw new Error(`[${index}] (image_id ${key}): caption must be a string`);
+    seen.add(key);
   });
-  writeJsonAtomic(file, out);
+}
+
+/** COCO results (what coco-caption's loadRes reads): one {image_id, caption} per image, integer-looking ids as numbers. */
+export function toCocoResults(preds: readonly CaptionPrediction[]): CocoResult[] {
+  checkUnique(preds);
+  return preds.map((p) => ({ image_id: naturalImageId(p.image_id), caption: p.caption }));
+}
+
+export interface NocapsOptions {
+  /** The split's image ids (4,500 for val, 10,600 for test): every one must have a caption. */
+  expectedIds?: Iterable<number>;
+}
+
+/** nocaps submission: integer image ids, one caption each, optionally checked against the split's ids. */
+export function toNocapsSubmission(preds: readonly CaptionPrediction[], options: NocapsOptions = {}): { image_id: number; caption: string }[] {
+  checkUnique(preds);
+  const out = preds.map((p) => {
+    const id = naturalImageId(p.image_id);
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) throw new Error(`nocaps image ids are non-negative integers, got ${JSON.stringify(p.image_id)}`);
+    return { image_id: id, caption: p.caption };
+  });
+  if (options.expectedIds) {
+    const expected = new Set(options.expectedIds);
+    const have = new Set(out.map((p) => p.image_id));
+    const missing = [...expected].filter((id) => !have.has(id));
+    const extra = out.filter((p) => !expected.has(p.image_id));
+    if (missing.length > 0) throw new Error(`${missing.length} nocaps image(s) have no caption (first: ${missing[0]})`);
+    if (extra.length > 0) throw new Error(`${extra.length} caption(s) for images outside the split (first: ${extra[0].image_id})`);
+  }
   return out;
 }
 
-/** Reads COCO/nocaps caption annotations back into CaptionedImage records (captions in file order). */
-export function readCocoCaptions(file: string): CaptionedImage[] {
-  const data = readJsonFile(file) as Partial<CocoCaptionFile> | null;
-  if (typeof data !== 'object' || data === null || !Array.isArray(data.images) || !Array.isArray(data.annotations)) {
-    throw new InputError(file, 'expected COCO caption annotations: an object with "images" and "annotations" arrays');
+/** Writes COCO results [{image_id, caption}] atomically; errors name the file. */
+export function writeCocoResults(file: string, preds: readonly CaptionPrediction[]): CocoResult[] {
+  const out = withFile(file, () => toCocoResults(preds));
+  writeJsonAtomic(file, out, { readable: true });
+  return out;
+}
+
+/** Writes a nocaps evaluation-server submission atomically. */
+export function writeNocapsSubmission(file: string, preds: readonly CaptionPrediction[], options: NocapsOptions = {}): void {
+  writeJsonAtomic(file, withFile(file, () => toNocapsSubmission(preds, options)), { readable: true });
+}
+
+function withFile<T>(file: string, make: () => T): T {
+  try {
+    return make();
+  } catch (err) {
+    throw new InputError(file, (err as Error).message);
   }
-  const byId = new Map<number, CaptionedImage>();
-  const images = data.images.map((image: CocoImage, index: number): CaptionedImage => {
-    if (typeof image !== 'object' || image === null || typeof image.id !== 'number') throw new InputError(file, `images[${index}]: expected an object with a numeric id`);
-    if (byId.has(image.id)) throw new InputError(file, `images[${index}] (id ${image.id}): duplicate id`);
-    const domain = toNocapsDomain(file, `images[${index}] (id ${image.id})`, image.domain);
-    const record: CaptionedImage = { id: image.id, fileName: image.file_name, width: image.width, height: image.height, captions: [] };
-    if (domain !== undefined) record.domain = domain;
-    byId.set(image.id, record);
+}
+
+/** Checks an image id: a non-empty string or a finite number (returned as a string). */
+export function requireImageId(file: string, where: string, value: unknown): string {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw new InputError(file, `${where}: image_id must be a non-empty string or a number, got ${JSON.stringify(value)}`);
+}
+
+export function requireCaption(file: string, where: string, value: unknown): string {
+  if (typeof value !== 'string') throw new InputError(file, `${where}: caption must be a string, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  return value;
+}
+
+/** Maps nocaps's domain names ("in-domain", …) and cckit's ("in", …) to in/near/out. */
+export function normaliseDomain(file: string, where: string, value: unknown): 'in' | 'near' | 'out' | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new InputError(file, `${where}: domain must be a string, got ${JSON.stringify(value)}`);
+  const short = value.toLowerCase().replace(/[-_ ]?domain$/, '');
+  if (short === 'in' || short === 'near' || short === 'out') return short;
+  throw new InputError(file, `${where}: unknown domain "${value}" (expected in, near or out, or nocaps's in-domain/near-domain/out-domain)`);
+}
+
+/** The "info" block `cckit world build` writes into a split's caption file. */
+export function worldCocoInfo(split: WorldSplit, seed: number, preset: string): Record<string, unknown> {
+  return { description: `${WORLD_DESCRIPTION}${split}`, seed, preset };
+}
+
+const WORLD_DESCRIPTION = 'cckit embedded world, ';
+
+/** The world seed and split of a caption file written by `cckit world build`, or undefined for any other file. */
+export function worldOfCocoFile(info: unknown): { seed: number; split: WorldSplit } | undefined {
+  if (!isRecord(info) || typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION)) return undefined;
+  const split = info.description.slice(WORLD_DESCRIPTION.length);
+  return isWorldSplit(split) ? { seed: info.seed, split } : undefined;
+}
+
+/** One image of a caption annotation file with its references (in file order). */
+export interface AnnotatedImage {
+  /** COCO and nocaps ids are integers; the scoring loader also takes strings. */
+  id: number | string;
+  fileName?: string;
+  cocoUrl?: string;
+  width?: number;
+  height?: number;
+  domain?: 'in' | 'near' | 'out';
+  captions: string[];
+}
+
+export interface CocoAnnotations {
+  info: Record<string, unknown>;
+  /** In the order of "images" (or, without it, of first mention in "annotations"). */
+  images: AnnotatedImage[];
+}
+
+/**
+ * Reads COCO / nocaps caption annotations `{info?, images, annotations}`. Image ids must be unique;
+ * every annotation must name a listed image; domains are normalised to in/near/out. `imagesOptional`
+ * accepts files with "annotations" alone (what coco-caption's scorer needs).
+ */
+export function readCocoAnnotations(file: string, options: { imagesOptional?: boolean } = {}): CocoAnnotations {
+  const data = readJsonFile(file);
+  if (!isRecord(data) || !Array.isArray(data.annotations) || (!options.imagesOptional && !Array.isArray(data.images))) {
+    throw new InputError(file, `expected COCO caption annotations: an object with ${options.imagesOptional ? '' : '"images" and '}"annotations" arrays`);
+  }
+  if (data.images !== undefined && !Array.isArray(data.images)) throw new InputError(file, '"images" must be an array');
+  const listed = Array.isArray(data.images);
+  const byId = new Map<string, AnnotatedImage>();
+  const images: AnnotatedImage[] = [];
+  if (listed) {
+    (data.images as unknown[]).forEach((image: unknown, index: number) => {
+      if (!isRecord(image)) throw new InputError(file, `images[${index}]: expected an object`);
+      const key = requireImageId(file, `images[${index}]`, image.id);
+      const where = `images[${index}] (id ${key})`;
+      if (byId.has(key)) throw new InputError(file, `${where}: duplicate id`);
+      const record: AnnotatedImage = { id: image.id as number | string, captions: [] };
+      if (typeof image.file_name === 'string') record.fileName = image.file_name;
+      if (typeof image.coco_url === 'string') record.cocoUrl = image.coco_url;
+      if (typeof image.width === 'number') record.width = image.width;
+      if (typeof image.height === 'number') record.height = image.height;
+      const domain = normaliseDomain(file, where, image.domain);
+      if (domain !== undefined) record.domain = domain;
+      byId.set(key, record);
+      images.push(record);
+    });
+  }
+  data.annotations.forEach((ann: unknown, index: number) => {
+    const where = `annotations[${index}]`;
+    if (!isRecord(ann)) throw new InputError(file, `${where}: expected an object`);
+    const key = requireImageId(file, where, ann.image_id);
+    let image = byId.get(key);
+    if (!image) {
+      if (listed) throw new InputError(file, `${where}: image_id ${JSON.stringify(ann.image_id)} is not in "images"`);
+      image = { id: ann.image_id as number | string, captions: [] };
+      byId.set(key, image);
+      images.push(image);
+    }
+    image.captions.push(requireCaption(file, `${where} (image_id ${key})`, ann.caption));
+  });
+  return { info: isRecord(data.info) ? data.info : {}, images };
+}
+
+/** Reads COCO/nocaps caption annotations back into CaptionedImage records (integer ids; captions in file order). */
+export function readCocoCaptions(file: string): CaptionedImage[] {
+  return readCocoAnnotations(file).images.map((image, index): CaptionedImage => {
+    if (typeof image.id !== 'number') throw new InputError(file, `images[${index}]: expected an object with a numeric id`);
+    const record: CaptionedImage = { id: image.id, fileName: image.fileName as string, width: image.width as number, height: image.height as number, captions: image.captions };
+    if (image.domain !== undefined) record.domain = `${image.domain}-domain`;
     return record;
   });
-  data.annotations.forEach((ann: CocoAnnotation, index: number) => {
-    if (typeof ann !== 'object' || ann === null) throw new InputError(file, `annotations[${index}]: expected an object`);
-    const image = byId.get(ann.image_id);
-    if (!image) throw new InputError(file, `annotations[${index}]: image_id ${JSON.stringify(ann.image_id)} is not in "images"`);
-    if (typeof ann.caption !== 'string') throw new InputError(file, `annotations[${index}] (image_id ${ann.image_id}): caption must be a string`);
-    image.captions.push(ann.caption);
-  });
-  return images;
 }

@@ -13,7 +13,7 @@ import {
   SCORES_DIR,
   ScoresFile,
 } from '../runs/layout';
-import { CaptionPrediction, naturalImageId } from './format';
+import { CaptionPrediction, naturalImageId } from '../data/coco';
 import { writeJsonAtomic } from '../util/atomic';
 
 type Domain = 'in' | 'near' | 'out';

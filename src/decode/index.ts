@@ -6,12 +6,12 @@ import type { CaptionModel, EncoderInput } from '../models/types';
 import { beamSearch } from './beam';
 import { DecodeResult } from './common';
 import { greedyDecode } from './greedy';
-import { captionFromIds, CaptionPrediction, Vocabulary } from './format';
+import type { CaptionPrediction } from '../data/coco';
+import { captionFromIds, type WordLookup } from '../text/vocab';
 
 export * from './common';
 export { beamSearch, FinishedList, type BeamSearchOptions } from './beam';
 export { greedyDecode } from './greedy';
-export * from './format';
 export * from './evaluate-run';
 export * from './incremental';
 export { transformerStepDecoder } from './transformer-step';
@@ -105,7 +105,7 @@ function disposeInput(input: EncoderInput): void {
 export async function* captionImages(
   model: CaptionModel,
   batches: Iterable<ImageBatch> | AsyncIterable<ImageBatch>,
-  vocab: Vocabulary,
+  vocab: WordLookup,
   settings: DecodeSettings,
   options: CaptionImagesOptions = {},
 ): AsyncGenerator<CaptionedImage> {

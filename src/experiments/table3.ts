@@ -16,7 +16,7 @@ import { readEvalImages, readExamples } from '../train/data';
 import type { ModelSpec } from '../train/models';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
-import { buildWorld } from '../world/build';
+import { buildWorld } from '../data/build-world';
 import type { WorldPresetName } from '../world/splits';
 import { captionSplit } from './evaluate';
 import { runVariantsParallel } from './parallel';

@@ -76,15 +76,26 @@ export class Vocabulary {
       .map((t) => this.idOf(t));
   }
 
-  /** Ids → caption text, stopping at EOS, skipping PAD/BOS. */
+  /** Ids → caption text, stopping at EOS, skipping PAD/BOS/MASK. */
   decode(ids: readonly number[]): string {
-    const words: string[] = [];
-    for (const id of ids) {
-      if (id === EOS_ID) break;
-      if (id === PAD_ID || id === BOS_ID || id === MASK_ID) continue;
-      words.push(this.idToWord(id));
-    }
-    return words.join(' ');
+    return captionFromIds(ids, this);
   }
 }
 
+/** What turning ids into words needs of a vocabulary (a test's toy vocabulary can stand in). */
+export type WordLookup = Pick<Vocabulary, 'idToWord'>;
+
+/**
+ * Joins the words of `ids` with single spaces, dropping PAD, BOS and MASK; EOS ends the caption
+ * (anything after it is ignored). Other words, `<PERSON>` and `<unk>` included, stay as the
+ * vocabulary spells them.
+ */
+export function captionFromIds(ids: readonly number[], vocab: WordLookup): string {
+  const words: string[] = [];
+  for (const id of ids) {
+    if (id === EOS_ID) break;
+    if (id === PAD_ID || id === BOS_ID || id === MASK_ID) continue;
+    words.push(vocab.idToWord(id));
+  }
+  return words.join(' ');
+}

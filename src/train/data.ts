@@ -10,10 +10,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { readTsv } from '../data/tsv';
-import { InputError, readJsonFile } from '../metrics/inputs';
+import { readCocoAnnotations, worldOfCocoFile } from '../data/coco';
+import { InputError } from '../util/json';
 import { mixSeed, seededRandom, shuffled } from '../util/random';
 import { worldUrl } from '../world/url';
-import { isWorldSplit } from '../world/splits';
 
 export interface Example {
   /** Image URL or path (feature cache key). */
@@ -43,51 +43,24 @@ export async function readExamples(source: DataSource): Promise<Example[]> {
   return readEvalImages(source).flatMap((img) => img.references.map((caption) => ({ key: img.key, caption })));
 }
 
-interface CocoFile {
-  info?: { description?: string; seed?: number };
-  images?: { id: number; file_name?: string; coco_url?: string; domain?: string }[];
-  annotations?: { image_id: number; caption: string }[];
-}
-
-const DOMAIN_NAMES: Record<string, 'in' | 'near' | 'out'> = { 'in-domain': 'in', 'near-domain': 'near', 'out-domain': 'out', in: 'in', near: 'near', out: 'out' };
-
 /** A COCO/nocaps captions file grouped per image. World-built files give `world://` keys. */
 export function readEvalImages(source: { path: string; imageRoot?: string; limit?: number }): EvalImage[] {
   const file = source.path;
-  const json = readJsonFile(file) as CocoFile;
-  if (!json || !Array.isArray(json.images) || !Array.isArray(json.annotations)) throw new InputError(file, 'expected a COCO captions file with "images" and "annotations" arrays');
-  const worldSplit = worldSplitOf(json);
+  const annotations = readCocoAnnotations(file);
+  const world = worldOfCocoFile(annotations.info);
   const root = source.imageRoot ?? path.dirname(file);
-  const byId = new Map<number, EvalImage>();
-  json.images.forEach((img, i) => {
+  const images: EvalImage[] = [];
+  annotations.images.forEach((img, i) => {
     if (typeof img.id !== 'number') throw new InputError(file, `images[${i}]: "id" must be a number`);
+    if (img.captions.length === 0) return;
     let key: string;
-    if (worldSplit) key = worldUrl({ seed: json.info!.seed!, split: worldSplit, id: img.id }, 'jpeg');
-    else if (img.coco_url && /^(https?|world):\/\//.test(img.coco_url)) key = img.coco_url;
-    else if (img.file_name) key = path.join(root, img.file_name);
+    if (world) key = worldUrl({ seed: world.seed, split: world.split, id: img.id }, 'jpeg');
+    else if (img.cocoUrl && /^(https?|world):\/\//.test(img.cocoUrl)) key = img.cocoUrl;
+    else if (img.fileName) key = path.join(root, img.fileName);
     else throw new InputError(file, `images[${i}]: no "file_name" or "coco_url"`);
-    const domain = img.domain !== undefined ? DOMAIN_NAMES[img.domain] : undefined;
-    byId.set(img.id, { key, imageId: img.id, references: [], ...(domain ? { domain } : {}) });
+    images.push({ key, imageId: img.id, references: img.captions, ...(img.domain ? { domain: img.domain } : {}) });
   });
-  json.annotations.forEach((a, i) => {
-    const img = byId.get(a.image_id);
-    if (!img) throw new InputError(file, `annotations[${i}]: image_id ${a.image_id} is not in "images"`);
-    if (typeof a.caption !== 'string') throw new InputError(file, `annotations[${i}]: "caption" must be a string`);
-    img.references.push(a.caption);
-  });
-  const images = [...byId.values()].filter((img) => img.references.length > 0);
   return source.limit !== undefined ? images.slice(0, source.limit) : images;
-}
-
-/** `cckit world build` writes `info.description = "cckit embedded world, SPLIT"` and `info.seed`. */
-function worldSplitOf(json: CocoFile): ReturnType<typeof splitName> {
-  const d = json.info?.description;
-  if (typeof d !== 'string' || typeof json.info?.seed !== 'number' || !d.startsWith('cckit embedded world, ')) return undefined;
-  return splitName(d.slice('cckit embedded world, '.length));
-}
-
-function splitName(s: string) {
-  return isWorldSplit(s) ? s : undefined;
 }
 
 /** The first `fraction` of a seeded permutation: 25% ⊂ 50% ⊂ 100% for the same seed. */

@@ -8,15 +8,16 @@
  * - a folder of webdataset shards / img2dataset output: each sample's image bytes, keyed by its
  *   json `url` (else `SHARD#KEY`); tags from the json's `tags`; boxes from `truth.boxes` with the
  *   json's `width`/`height` (the world's rendered shards carry both).
- * - a COCO / nocaps caption annotation JSON: its images; written by `cckit world build` (a
- *   `world.json` two folders up names the seed and the file's split), they become world URLs,
- *   otherwise `file_name` is resolved against `imagesDir` (default: the JSON's folder).
+ * - a COCO / nocaps caption annotation JSON: its images; written by `cckit world build` (its "info"
+ *   names the world's seed and split), they become world URLs, otherwise `file_name` is resolved
+ *   against `imagesDir` (default: the JSON's folder).
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ImageRef } from './features';
 import { normalizedBox } from './regions';
-import { readCocoCaptions } from '../data/coco';
+import { readCocoAnnotations, worldOfCocoFile } from '../data/coco';
+import { InputError } from '../util/json';
 import { readTsv } from '../data/tsv';
 import { readSamples } from '../data/webdataset';
 import { loadTagsFile } from '../filters/pipeline';
@@ -35,16 +36,6 @@ export interface SourceOptions {
   /** Folder that COCO `file_name`s are relative to. */
   imagesDir?: string;
 }
-
-/** What the world's builder names each captioned split's annotation file (src/world/build.ts). */
-const WORLD_ANNOTATION_FILES: Record<string, WorldSplit> = {
-  'coco/captions_train.json': 'coco-train',
-  'coco/captions_val.json': 'coco-val',
-  'nocaps/nocaps_val.json': 'nocaps-val',
-  'nocaps/nocaps_test.json': 'nocaps-test',
-  'flickr/captions.json': 'flickr',
-  'narratives/captions.json': 'narratives',
-};
 
 /** Parses `world:PRESET:SPLIT`; undefined when the text is not of that form. */
 export function parseWorldSource(text: string): { preset: WorldPresetName; split: WorldSplit } | undefined {
@@ -94,21 +85,13 @@ export async function readImageSource(source: string, options: SourceOptions = {
     return refs;
   }
   if (source.endsWith('.json')) {
-    const images = readCocoCaptions(source);
-    const root = path.dirname(path.dirname(path.resolve(source)));
-    const manifestFile = path.join(root, 'world.json');
-    let worldSeed: number | undefined;
-    let split: WorldSplit | undefined;
-    if (fs.existsSync(manifestFile)) {
-      const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { seed?: number };
-      split = WORLD_ANNOTATION_FILES[path.relative(root, path.resolve(source)).split(path.sep).join('/')];
-      worldSeed = manifest.seed;
-    }
-    for (const image of images.slice(0, Number.isFinite(limit) ? limit : undefined)) {
-      if (split !== undefined && worldSeed !== undefined) refs.push({ key: worldUrl({ seed: worldSeed, split, id: image.id }, 'jpeg') });
+    const annotations = readCocoAnnotations(source);
+    const world = worldOfCocoFile(annotations.info);
+    for (const image of annotations.images.slice(0, Number.isFinite(limit) ? limit : undefined)) {
+      if (world && typeof image.id === 'number') refs.push({ key: worldUrl({ seed: world.seed, split: world.split, id: image.id }, 'jpeg') });
       else {
-        const file = path.resolve(options.imagesDir ?? path.dirname(source), image.fileName);
-        refs.push({ key: file });
+        if (!image.fileName) throw new InputError(source, `image ${image.id} has no "file_name"`);
+        refs.push({ key: path.resolve(options.imagesDir ?? path.dirname(source), image.fileName) });
       }
     }
     return refs;

@@ -16,14 +16,14 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { writeCocoCaptions, writeNocapsCaptions, CaptionedImage } from '../data/coco';
-import { TsvWriter } from '../data/tsv';
+import { writeCocoCaptions, writeNocapsCaptions, worldCocoInfo, CaptionedImage } from './coco';
+import { TsvWriter } from './tsv';
 import { temporaryPath, writeJsonAtomic } from '../util/atomic';
-import { writeShards, ShardRow } from '../data/webdataset';
+import { writeShards, ShardRow } from './webdataset';
 import { Progress, silentProgress } from '../util/progress';
-import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from './splits';
-import { CaptionedWorldImage, World, WorldOptions } from './world';
-import { FORMAT_EXTENSION } from './url';
+import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
+import { CaptionedWorldImage, World, WorldOptions } from '../world/world';
+import { FORMAT_EXTENSION } from '../world/url';
 
 export interface BuildOptions extends WorldOptions {
   out: string;
@@ -102,7 +102,6 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
   fs.renameSync(truthTemporary, truthFile);
 
   // captioned splits in COCO / nocaps format
-  const info = (split: string) => ({ description: `cckit embedded world, ${split}`, seed: options.seed, preset });
   for (const split of WORLD_SPLITS) {
     if (split === 'web') continue;
     const images: CaptionedWorldImage[] = [];
@@ -117,8 +116,8 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
       domain: image.domain,
     }));
     const file = path.join(out, CAPTIONED_FILES[split]);
-    if (split === 'nocaps-val' || split === 'nocaps-test') writeNocapsCaptions(file, coco, { info: info(split) });
-    else writeCocoCaptions(file, coco, { info: info(split) });
+    if (split === 'nocaps-val' || split === 'nocaps-test') writeNocapsCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset) });
+    else writeCocoCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset) });
     files[split] = CAPTIONED_FILES[split];
   }
 
