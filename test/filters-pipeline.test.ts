@@ -6,7 +6,8 @@ import { after, test } from 'node:test';
 import { Funnel } from '../src/filters/funnel';
 import { checkImageText, contentStems } from '../src/filters/image-text';
 import { normaliseUrl, overlap } from '../src/filters/overlap';
-import { loadTagsFile, runPipeline } from '../src/filters/pipeline';
+import { loadTagsFile } from '../src/data/tags';
+import { runPipeline } from '../src/filters/pipeline';
 import { keep, reject } from '../src/filters/types';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-pipeline-'));

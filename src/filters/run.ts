@@ -9,7 +9,8 @@ import * as path from 'path';
 import { readTsv, TsvLayout } from '../data/tsv';
 import { readSamples } from '../data/webdataset';
 import type { Progress } from '../util/progress';
-import { loadTagsFile, PipelineResult, runPipeline } from './pipeline';
+import { loadTagsFile, tagsFileBeside } from '../data/tags';
+import { PipelineResult, runPipeline } from './pipeline';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './presets';
 import { Vocabulary } from './text';
 
@@ -53,8 +54,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
   const layout = options.layout ?? 'auto';
   const only = options.stages;
   for (const stage of only ?? []) if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`filter: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
-  const besideInput = path.join(path.dirname(options.input), 'truth.jsonl');
-  const tagsFile = options.tags ?? (fs.existsSync(besideInput) ? besideInput : undefined);
+  const tagsFile = options.tags ?? tagsFileBeside(options.input);
   const needsVocabulary = (!only || only.includes('text')) && preset.text.minWordFrequency !== null;
   let vocabularyPairs = 0;
   const counted = async function* () {

@@ -19,10 +19,8 @@ import type * as TF from '@tensorflow/tfjs';
 import type { EncoderInput } from '../models/types';
 import { GLOBAL_GEOMETRY, GEOMETRY_DIM, MAX_REGIONS } from './regions';
 import { GRID_SIZE, MAX_TAGS, type ImageFeatures } from './features';
+import { PAD_ID as PAD } from '../text/tokens';
 import { loadTf } from '../tf/backend';
-
-/** PAD_ID of src/models/types.ts (fixed in every vocabulary). */
-const PAD = 0;
 
 export type VisualMode = 'global' | 'grid' | 'regions';
 export const VISUAL_MODES: readonly VisualMode[] = ['global', 'grid', 'regions'];

@@ -20,7 +20,7 @@ import { readCocoAnnotations, worldOfCocoFile } from '../data/coco';
 import { InputError } from '../util/json';
 import { readTsv } from '../data/tsv';
 import { readSamples } from '../data/webdataset';
-import { loadTagsFile } from '../filters/pipeline';
+import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { WORLD_PRESETS, isWorldSplit, type WorldPresetName, type WorldSplit } from '../world/splits';
 import { worldUrl } from '../world/url';
 import type { Box } from '../world/types';
@@ -96,7 +96,8 @@ export async function readImageSource(source: string, options: SourceOptions = {
     }
     return refs;
   }
-  const tags = options.tagsFile ? loadTagsFile(options.tagsFile) : fs.existsSync(path.join(path.dirname(source), 'truth.jsonl')) ? loadTagsFile(path.join(path.dirname(source), 'truth.jsonl')) : undefined;
+  const tagsFile = options.tagsFile ?? tagsFileBeside(source);
+  const tags = tagsFile ? loadTagsFile(tagsFile) : undefined;
   for await (const row of readTsv(source)) {
     if (refs.length >= limit) break;
     const ref: ImageRef = { key: row.url };
