@@ -15,7 +15,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
-import { fastTokenize, formatLength, tsvStats, StatsTokenizer } from '../src/data/stats';
+import { formatLength, tsvStats, StatsTokenizer } from '../src/data/stats';
+import { fastTokenize } from '../src/text/fast-tokenizer';
 import { TsvWriter, readTsvBatches, isReject } from '../src/data/tsv';
 import { seededRandom } from '../src/util/random';
 

@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { test } from 'node:test';
-import { fastTokenize, formatLength, shardStats, StatsAccumulator, tsvStats, TypeTable } from '../src/data/stats';
+import { formatLength, shardStats, StatsAccumulator, tsvStats, TypeTable } from '../src/data/stats';
+import { fastTokenize } from '../src/text/fast-tokenizer';
 import { writeShards } from '../src/data/webdataset';
 
 function tempDir(): string {
