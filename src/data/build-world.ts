@@ -30,7 +30,7 @@ export interface BuildOptions extends WorldOptions {
   preset?: WorldPresetName;
   /** Overrides of the preset's split sizes. */
   sizes?: Partial<Record<WorldSplit, number>>;
-  /** Also render every image into webdataset shards (slower: ~10 ms per image on 2 cores). */
+  /** Also render every image into webdataset shards (slower; times in the README). */
   render?: boolean;
   samplesPerShard?: number;
   progress?: Progress;

@@ -8,8 +8,8 @@
  * - `DepthwiseConv2dNativeBackpropFilter` / `…BackpropInput`: the gradients of `depthwiseConv2d`
  *   (NHWC, as tfjs's op requires).
  * - `BatchMatMul` / `_FusedMatMul` with `transposeA`/`transposeB`: XNNPACK's transposed path in
- *   tfjs-backend-wasm runs 10–15× slower than its plain product (0.8–1.1 vs 14.6 GFLOP/s for
- *   640×256 · 256×1024), and backprop through every dense layer hits it (dy·Wᵀ, xᵀ·dy). The
+ *   tfjs-backend-wasm is an order of magnitude slower than its plain product (`npm run
+ *   bench:matmul`, figures in the README), and backprop through every dense layer hits it (dy·Wᵀ, xᵀ·dy). The
  *   re-registered kernels transpose the operand explicitly with the wasm `Transpose` kernel, then
  *   call the original kernel untransposed.
  *

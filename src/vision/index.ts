@@ -24,8 +24,7 @@ export interface LoadBackboneOptions {
 
 /**
  * A backbone by name, on the current tfjs backend (call `initBackend` first to pick the fastest).
- * world-cnn loads its cached weights or pre-trains them (~1 min by default); mobilenet loads the
- * bundled model (~1 s).
+ * world-cnn loads its cached weights or pre-trains them once; mobilenet loads the bundled model.
  */
 export async function loadBackbone(name: BackboneName, options: LoadBackboneOptions = {}): Promise<Backbone> {
   switch (name) {

@@ -5,9 +5,8 @@
  * - World images (`world://SEED/SPLIT/ID`) are rasterised straight at the input size from the
  *   scene's SVG, then blended toward mid-grey by the alpha of the full-size renderer's grain tile
  *   (the grain is zero-mean noise around 127.5, so after a downscale only that blend survives).
- *   Measured against decode + resize of the full-size JPEG on 60 web images at 64 px: mean
- *   absolute difference 2.5 / 255 (max 5.3; 5.6 without the grain blend), at 5–8 ms per image
- *   instead of ~40 ms. The two paths are interchangeable for features.
+ *   Against decode + resize of the full-size JPEG the pixels differ by a few levels in 255, at a
+ *   fraction of the cost (docs/vision.md has the measurement); the two paths are interchangeable.
  * - Anything else (files, downloads, shard members) is decoded by sharp and resized with
  *   `fit: 'fill'` (libvips's default kernel), alpha flattened onto black.
  */

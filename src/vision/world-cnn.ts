@@ -7,9 +7,8 @@
  * (a reshape) replaces strided convolutions, so every conv is a stride-1 "same" 3×3 conv whose
  * gradients run on fast kernels: the input gradient is a forward conv with the flipped filter, the
  * filter gradient one matrix product of the im2col patches with the output gradient. On the wasm
- * backend (one thread here) that trains at ~78 images/s against ~65 for strided `tf.conv2d`, whose
- * filter gradient is a JS kernel (src/tf/wasm-kernels.ts) and whose input gradient is wasm's
- * slow Conv2DBackpropInput.
+ * backend that trains faster than strided `tf.conv2d` (docs/vision.md), whose filter gradient is a
+ * JS kernel (src/tf/wasm-kernels.ts) and whose input gradient is wasm's slow Conv2DBackpropInput.
  *
  * Pre-training (default recipe): multi-label sigmoid cross-entropy over the 600 concepts
  * (summed over labels, mean over the batch) on the global mean of the map through a linear head,
@@ -91,11 +90,10 @@ export interface PretrainOptions {
 }
 
 /**
- * Pre-training recipes, measured on the 2-core machine (wasm, one thread; docs/vision.md):
- * - `quick` (the default): 120 steps of 32 over 3,000 images, ~75 s once, then cached. Its
- *   region-probe accuracy is about the untrained network's: too few steps to learn 600 concepts.
- * - `standard`: 600 steps over 6,000 images, ~6 min once (longer under load); clearly better
- *   region features (COCO probe 46% against 32%).
+ * Pre-training recipes (their cost and region-probe accuracy are measured in docs/vision.md):
+ * - `quick` (the default): 120 steps of 32 over 3,000 images, once, then cached. Its region probe
+ *   is about the untrained network's: too few steps to learn 600 concepts.
+ * - `standard`: 600 steps over 6,000 images; clearly better region features.
  */
 export const PRETRAIN_RECIPES = {
   quick: {
