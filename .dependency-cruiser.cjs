@@ -55,6 +55,20 @@ module.exports = {
       to: { path: '^src/world/' },
     },
     {
+      name: 'library-without-shells',
+      comment: 'the kernel and the VS Code extension are thin shells over the library, never the other way',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(extension|kernel)/' },
+    },
+    {
+      name: 'extension-reads-runs-only',
+      comment: 'the extension reads the run layout; everything else reaches it through the kernel',
+      severity: 'error',
+      from: { path: '^extension/' },
+      to: { path: '^src/', pathNot: '^src/runs/layout\\.ts$' },
+    },
+    {
       name: 'library-without-tests',
       comment: 'test doubles and fixtures live in test/',
       severity: 'error',
