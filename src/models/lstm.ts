@@ -92,6 +92,11 @@ export class LstmCaptioner implements CaptionModel {
     return this.config.vocabSize;
   }
 
+  /** The encoder's per-step outputs are its LSTM states. */
+  get memoryWidth(): number {
+    return this.config.hidden;
+  }
+
   variables(): Map<string, TF.Variable> {
     return this.params;
   }
