@@ -10,17 +10,16 @@
  * `--model tiny|small` is a randomly initialised TransformerCaptioner of that size. A random model
  * hardly ever says EOS, so every caption would run to 36 tokens; `--eos-ramp S` (default 0.5) adds
  * S·(t − 8) to the EOS logit at position t, which ends captions after ~10 tokens like a trained
- * model's (0 turns it off). The Transformer decodes incrementally (src/decode/transformer-step.ts);
+ * model's (0 turns it off). The Transformer decodes incrementally (its `startIncremental` / `step`);
  * `--full-prefix` also times it through `decode` on whole prefixes. A trained model plugs in through
  * `benchDecode({ name, model, input }, …)`.
  */
 import type * as TF from '@tensorflow/tfjs';
 import { initBackend, loadTf } from '../src/tf/backend';
-import { CaptionModel, Encoded, EncoderInput } from '../src/models/types';
+import { CaptionModel, Encoded, EncoderInput, hasIncremental } from '../src/models/types';
 import { EOS_ID } from '../src/text/tokens';
-import { beamSearch, DecodeResult, greedyDecode, hasStepDecoder, StepDecoder } from '../src/decode';
-import { transformerStepDecoder } from '../src/decode/transformer-step';
-import { lcgValues, NgramCaptionModel } from '../src/decode/ngram-model';
+import { beamSearch, DecodeResult, greedyDecode, StepDecoder } from '../src/decode';
+import { lcgValues, NgramCaptionModel } from '../test/fixtures/ngram-model';
 import { DEFAULT_TRANSFORMER, TransformerCaptioner, TRANSFORMER_SIZES } from '../src/models/transformer';
 
 export interface BenchModel {
@@ -54,7 +53,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-/** Wraps a model so that the EOS logit grows along the prefix: slope · (t − start); keeps its step decoder. */
+/** Wraps a model so that the EOS logit grows along the prefix: slope · (t − start); keeps its incremental decoding. */
 export function withEosRamp(model: CaptionModel, slope: number, start = 8): CaptionModel {
   if (slope === 0) return model;
   const tf = loadTf();
@@ -63,10 +62,10 @@ export function withEosRamp(model: CaptionModel, slope: number, start = 8): Capt
     for (let t = 0; t < T; t++) out[t * V + EOS_ID] = slope * (from + t - start);
     return out;
   };
-  const inner = hasStepDecoder(model) ? model.stepDecoder() : transformerStepDecoder(model);
-  const wrapped: CaptionModel & { stepDecoder?: () => StepDecoder } = {
+  const wrapped: CaptionModel = {
     kind: model.kind,
     vocabSize: model.vocabSize,
+    memoryWidth: model.memoryWidth,
     encode: (input, training) => model.encode(input, training),
     tileEncoded: (e, times) => model.tileEncoded(e, times),
     variables: () => model.variables(),
@@ -78,17 +77,18 @@ export function withEosRamp(model: CaptionModel, slope: number, start = 8): Capt
         return tf.add(logits, tf.tensor3d(ramp(T, V, 0), [1, T, V])) as TF.Tensor3D;
       }),
   };
-  if (inner) {
-    wrapped.stepDecoder = () => ({
-      start: (encoded) => inner.start(encoded),
+  if (hasIncremental(model)) {
+    return {
+      ...wrapped,
+      startIncremental: (encoded) => model.startIncremental(encoded),
       step: (state, tokens, width) => {
-        const out = inner.step(state, tokens, width);
+        const out = model.step(state, tokens, width);
         const V = model.vocabSize;
         const logits = tf.tidy(() => tf.add(out.logits, tf.tensor2d(ramp(1, V, state.position), [1, V])) as TF.Tensor2D);
         out.logits.dispose();
         return { logits, state: out.state };
       },
-    });
+    };
   }
   return wrapped;
 }

@@ -132,7 +132,7 @@ async function timeTfjs(size: TransformerSize, workers: number, steps: number, w
   const timings: StepTiming[] = [];
   const step = async (i: number): Promise<number> => {
     const t0 = performance.now();
-    (model as unknown as { setDropoutStep(s: number): void }).setDropoutStep(i);
+    model.setDropoutStep?.(i);
     const { grads, timing }: StepGradients = replicas ? await replicas.gradients(i, batch) : localGradients(variables, (parts) => loss(batch, parts));
     if (timing && i >= warmup) timings.push(timing);
     // wasm (and tfjs-node) kernels run synchronously: the new weights exist when apply returns

@@ -20,7 +20,7 @@ import {
   evaluateRun,
   scoreCases,
 } from '../src/decode';
-import { NgramCaptionModel } from '../src/decode/ngram-model';
+import { NgramCaptionModel } from './fixtures/ngram-model';
 import { formatEvalTable, runEval } from '../src/cli/eval';
 import { PACKAGE_ROOT } from '../src/paths';
 import { Vocabulary } from '../src/text/vocab';

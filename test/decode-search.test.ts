@@ -15,7 +15,7 @@ import {
   lengthPenalty,
   normalisedScore,
 } from '../src/decode';
-import { NgramCaptionModel } from '../src/decode/ngram-model';
+import { NgramCaptionModel } from './fixtures/ngram-model';
 
 before(async () => {
   await initBackend({ logger: () => undefined });

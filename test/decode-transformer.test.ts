@@ -2,13 +2,13 @@ import { strict as assert } from 'node:assert';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../src/tf/backend';
-import { Encoded, EncoderInput } from '../src/models/types';
+import { Encoded, EncoderInput, hasIncremental } from '../src/models/types';
 import { BOS_ID } from '../src/text/tokens';
+import { DEFAULT_LSTM, LstmCaptioner } from '../src/models/lstm';
 import { DEFAULT_TRANSFORMER, TransformerCaptioner } from '../src/models/transformer';
-import { beamSearch, greedyDecode } from '../src/decode';
-import { transformerStepDecoder } from '../src/decode/transformer-step';
+import { beamSearch, greedyDecode, incrementalDecoder } from '../src/decode';
 import { reorderWithinImages } from '../src/decode/scorer';
-import { lcgValues, NgramCaptionModel } from '../src/decode/ngram-model';
+import { lcgValues, NgramCaptionModel } from './fixtures/ngram-model';
 
 before(async () => {
   await initBackend({ logger: () => undefined });
@@ -39,25 +39,30 @@ function disposeInput(x: EncoderInput): void {
   x.visualMask.dispose();
 }
 
-test('the Transformer step decoder gives decode’s last-position logits', () => {
+/** Index of the largest value of each row. */
+function argmaxRows(rows: number[][]): number[] {
+  return rows.map((r) => r.reduce((best, x, i) => (x > r[best] ? i : best), 0));
+}
+
+test('the Transformer’s incremental step gives decode’s last-position logits (within 1e-4) and the same argmax', () => {
   for (const tie of [false, true]) {
     const model = transformer(tie);
     const x = input();
-    const stepper = transformerStepDecoder(model)!;
-    assert.ok(stepper);
+    assert.ok(hasIncremental(model));
     const tokens = [BOS_ID, 7, 33, 5, 59, 12, 40];
     const rows = [tokens, tokens.map((_, i) => tokens[(i + 1) % tokens.length]), tokens.map(() => 9), tokens];
     tf.tidy(() => {
       const encoded = model.encode(x);
-      let state = stepper.start(encoded);
+      let state = model.startIncremental(encoded);
       for (let t = 0; t < tokens.length; t++) {
-        const out = stepper.step(state, tf.tensor1d(rows.map((r) => r[t]), 'int32'), 1);
+        const out = model.step(state, tf.tensor1d(rows.map((r) => r[t]), 'int32'), 1);
         state = out.state;
         const prefix = tf.tensor2d(rows.map((r) => r.slice(0, t + 1)), [4, t + 1], 'int32');
         const full = model.decode(encoded, prefix).slice([0, t, 0], [4, 1, V]).reshape([4, V]);
         const a = out.logits.arraySync() as number[][];
         const b = full.arraySync() as number[][];
         for (let r = 0; r < 4; r++) for (let v = 0; v < V; v++) assert.ok(Math.abs(a[r][v] - b[r][v]) < 1e-4, `tie ${tie}, step ${t}, row ${r}, token ${v}: ${a[r][v]} vs ${b[r][v]}`);
+        assert.deepEqual(argmaxRows(a), argmaxRows(b), `tie ${tie}, step ${t}`);
       }
     });
     disposeInput(x);
@@ -89,7 +94,7 @@ test('incremental and full-prefix decoding give the same captions (greedy and be
   model.dispose();
 });
 
-test('incremental decoding leaks no tensor; other models get no step decoder', () => {
+test('incremental decoding leaks no tensor', () => {
   const model = transformer(true);
   const x = input();
   greedyDecode(model, x, { maxLen: 4 });
@@ -101,38 +106,55 @@ test('incremental decoding leaks no tensor; other models get no step decoder', (
   assert.equal(tf.memory().numTensors, before);
   disposeInput(x);
   model.dispose();
-  const ngram = new NgramCaptionModel({ vocabSize: 10 });
-  assert.equal(transformerStepDecoder(ngram), undefined);
-  ngram.dispose();
 });
 
-/** A Transformer whose decode no longer matches the step decoder's copy of it. */
+test('models without incremental decoding are decoded on whole prefixes; asking them for it is an error', () => {
+  const ngram = new NgramCaptionModel({ vocabSize: 10 });
+  assert.equal(hasIncremental(ngram), false);
+  assert.throws(() => incrementalDecoder(ngram), /has no incremental decoding/);
+  ngram.dispose();
+  const lstm = new LstmCaptioner({ ...DEFAULT_LSTM, vocabSize: V, visualDim: 12, dropout: 0 });
+  const x = input();
+  assert.equal(hasIncremental(lstm), false);
+  assert.throws(() => incrementalDecoder(lstm), /lstm model has no incremental decoding/);
+  const auto = beamSearch(lstm, x, { beamSize: 3, alpha: 0.6, maxLen: 6 });
+  const slow = beamSearch(lstm, x, { beamSize: 3, alpha: 0.6, maxLen: 6, stepDecoder: false });
+  assert.deepEqual(auto, slow);
+  disposeInput(x);
+  lstm.dispose();
+});
+
+/** A Transformer whose decode no longer matches its incremental step. */
 class ShiftedTransformer extends TransformerCaptioner {
   override decode(encoded: Encoded, tokens: tf.Tensor2D, training = false): tf.Tensor3D {
     return tf.tidy(() => tf.mul(super.decode(encoded, tokens, training), 1.5) as tf.Tensor3D);
   }
 }
 
-test('a Transformer the step decoder no longer matches is decoded through decode()', () => {
+test('incremental decoding that disagrees with decode() is an error, not a silent fallback', () => {
   const model = new ShiftedTransformer({ ...DEFAULT_TRANSFORMER, vocabSize: V, visualDim: 12, dropout: 0, tieEmbeddings: false, seed: 4 });
   const x = input();
-  const warnings: string[] = [];
-  const write = process.stderr.write;
-  process.stderr.write = ((chunk: string) => (warnings.push(String(chunk)), true)) as typeof process.stderr.write;
-  let auto;
-  try {
-    auto = beamSearch(model, x, { beamSize: 3, alpha: 0.6, maxLen: 6 });
-    beamSearch(model, x, { beamSize: 3, alpha: 0.6, maxLen: 6 });
-  } finally {
-    process.stderr.write = write;
+  const before = tf.memory().numTensors;
+  for (let i = 0; i < 2; i++) {
+    assert.throws(() => beamSearch(model, x, { beamSize: 3, alpha: 0.6, maxLen: 6 }), /transformer model's incremental decoding disagrees with its decode\(\)/);
+    assert.throws(() => greedyDecode(model, x, { maxLen: 6 }), /disagrees/);
   }
+  assert.equal(tf.memory().numTensors, before);
+  // full-prefix decoding, asked for, still works
   const slow = beamSearch(model, x, { beamSize: 3, alpha: 0.6, maxLen: 6, stepDecoder: false });
-  assert.deepEqual(auto.tokens, slow.tokens);
-  assert.deepEqual(auto.scores, slow.scores);
-  assert.equal(warnings.length, 1, warnings.join(''));
-  assert.match(warnings[0], /step decoder disagrees/);
+  assert.equal(slow.tokens.length, 4);
   disposeInput(x);
   model.dispose();
+});
+
+test('a model declaring half of incremental decoding is an error', () => {
+  const ngram = new NgramCaptionModel({ vocabSize: 10 });
+  const half = Object.assign(Object.create(ngram) as NgramCaptionModel, { startIncremental: () => ({ tensors: [], position: 0 }) });
+  assert.throws(() => hasIncremental(half), /needs both startIncremental and step \(it has only startIncremental\)/);
+  const x = ngram.randomInput(2, 3);
+  assert.throws(() => greedyDecode(half, x, { maxLen: 4 }), /needs both/);
+  disposeInput(x);
+  ngram.dispose();
 });
 
 test('reordering rows within images by one-hot matMul copies exactly', () => {

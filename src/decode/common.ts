@@ -21,7 +21,8 @@ export interface DecodeOptions {
   bannedTokens?: readonly number[];
   /**
    * Incremental decoding (see ./incremental): a StepDecoder to use, or false for the full-prefix
-   * `decode` path. Default: the model's own `stepDecoder()`, or cckit's for TransformerCaptioner.
+   * `decode` path. Default: the model's own incremental decoding (`CaptionModel.startIncremental` /
+   * `step`) when it declares one, else the full-prefix path.
    */
   stepDecoder?: StepDecoder | false;
 }

@@ -14,7 +14,6 @@ export { beamSearch, FinishedList, type BeamSearchOptions } from './beam';
 export { greedyDecode } from './greedy';
 export * from './evaluate-run';
 export * from './incremental';
-export { transformerStepDecoder } from './transformer-step';
 
 /** A complete decoding recipe. */
 export interface DecodeSettings {

@@ -1,15 +1,15 @@
 /**
  * How the searches score next tokens for their rows: either through `CaptionModel.decode` on the
  * whole prefix (every row holds its image's encoder output; reordering rows within an image is free),
- * or through a StepDecoder (each row holds its own state; rows follow their parents).
+ * or through a StepDecoder — the model's incremental decoding, or the caller's (each row holds its
+ * own state; rows follow their parents).
  */
 import type * as TF from '@tensorflow/tfjs';
 import { loadTf } from '../tf/backend';
-import { CaptionModel, Encoded } from '../models/types';
+import { CaptionModel, Encoded, hasIncremental } from '../models/types';
 import { BOS_ID } from '../text/tokens';
 import { canCompact, cloneEncoded, DecodeOptions, disposeEncoded, encodeOwned, nextLogProbs, prefixTensor, selectRows, tidyEncoded } from './common';
-import { hasStepDecoder, StepDecoder, StepState } from './incremental';
-import { transformerStepDecoder } from './transformer-step';
+import { incrementalDecoder, StepDecoder, StepState } from './incremental';
 import type { EncoderInput } from '../models/types';
 
 export interface RowScorer {
@@ -128,25 +128,28 @@ export class StepScorer implements RowScorer {
   }
 }
 
-/** The step decoder the searches use for a model: the option's, the model's own, or cckit's for its Transformer. */
+/**
+ * The step decoder the searches use for a model: the option's (false: none), else the model's own
+ * incremental decoding when it declares one, else none (full-prefix decoding, by design).
+ */
 export function stepDecoderFor(model: CaptionModel, options: Pick<DecodeOptions, 'stepDecoder'>): StepDecoder | undefined {
   if (options.stepDecoder === false) return undefined;
   if (options.stepDecoder) return options.stepDecoder;
-  if (hasStepDecoder(model)) return model.stepDecoder();
-  return transformerStepDecoder(model);
+  return hasIncremental(model) ? incrementalDecoder(model) : undefined;
 }
 
-/** Models whose built-in step decoder was checked against `decode` (true) or found to differ (false). */
-const checked = new WeakMap<CaptionModel, boolean>();
+/** Models whose incremental decoding was checked against their `decode`. */
+const checked = new WeakSet<CaptionModel>();
 
 /**
- * Whether `stepper` scores like `model.decode`: three tokens of row 0 fed both ways, logits compared.
- * The Transformer adapter mirrors the model's code from outside; should the model change, decoding
- * falls back to `decode` (with a warning) instead of producing captions of another model.
+ * Checks that `stepper` scores like `model.decode`: three tokens of row 0 fed both ways, logits
+ * compared (within 1e-3 of the logits' scale: the two paths group the same arithmetic differently).
+ * A disagreement is an error (the model's incremental decoding is broken), never a silent switch
+ * to another decoding path.
  */
-export function stepperAgrees(model: CaptionModel, stepper: StepDecoder, encoded: Encoded): boolean {
+export function checkStepDecoder(model: CaptionModel, stepper: StepDecoder, encoded: Encoded): void {
   const tf = loadTf();
-  return tf.tidy(() => {
+  const worst = tf.tidy(() => {
     const one: Encoded = { memory: encoded.memory.slice(0, 1), mask: encoded.mask.slice(0, 1) };
     if (encoded.state) one.state = encoded.state.map((x) => (x.shape[0] === encoded.memory.shape[0] ? x.slice(0, 1) : x));
     const tokens = [BOS_ID, Math.min(5, model.vocabSize - 1), Math.min(6, model.vocabSize - 1)];
@@ -158,24 +161,29 @@ export function stepperAgrees(model: CaptionModel, stepper: StepDecoder, encoded
       const want = full.slice([0, t, 0], [1, 1, -1]).reshape([-1]);
       const scale = 1 + (tf.max(tf.abs(want)).dataSync()[0] ?? 0);
       const diff = tf.max(tf.abs(tf.sub(out.logits.reshape([-1]), want))).dataSync()[0];
-      if (!(diff <= 1e-3 * scale)) return false;
+      if (!(diff <= 1e-3 * scale)) return { t, diff, scale };
     }
-    return true;
-  }) as unknown as boolean;
+    return undefined;
+  });
+  if (worst) throw new Error(`the ${model.kind} model's incremental decoding disagrees with its decode(): logits differ by ${worst.diff} (scale ${worst.scale}) at position ${worst.t}`);
 }
 
-/** Encodes the batch and wraps it in the scorer the options and the model call for. */
+/**
+ * Encodes the batch and wraps it in the scorer the options and the model call for. The model's own
+ * incremental decoding is checked against its `decode` the first time (checkStepDecoder: an error
+ * if they disagree).
+ */
 export function makeScorer(model: CaptionModel, input: EncoderInput, options: Pick<DecodeOptions, 'stepDecoder'>): RowScorer {
-  let stepper = stepDecoderFor(model, options);
+  const stepper = stepDecoderFor(model, options);
   const encoded = encodeOwned(model, input);
-  if (stepper && options.stepDecoder === undefined && !hasStepDecoder(model)) {
-    // cckit's adapter for its Transformer: checked once per model
-    if (!checked.has(model)) {
-      const ok = stepperAgrees(model, stepper, encoded);
-      checked.set(model, ok);
-      if (!ok) process.stderr.write('cckit: the Transformer step decoder disagrees with decode(); decoding through decode() on whole prefixes (src/decode/transformer-step.ts needs updating)\n');
+  if (stepper && !options.stepDecoder && !checked.has(model)) {
+    try {
+      checkStepDecoder(model, stepper, encoded);
+    } catch (e) {
+      disposeEncoded(encoded);
+      throw e;
     }
-    if (!checked.get(model)) stepper = undefined;
+    checked.add(model);
   }
   return stepper ? new StepScorer(stepper, encoded) : new PrefixScorer(model, encoded);
 }

@@ -16,8 +16,9 @@
  * is applied to all steps at once (same arithmetic, far fewer kernel calls); only the recurrent
  * half runs per step. Dropout on the LSTM inputs and on the decoder outputs, not on the recurrence.
  *
- * `decode` recomputes the whole prefix on every call (the CaptionModel interface has no cache);
- * for captions of ~20 tokens that costs little.
+ * `decode` recomputes the whole prefix on every call, and the LSTM declares no incremental
+ * decoding (CaptionModel.startIncremental / step), so the searches decode it on whole prefixes; for
+ * captions of ~20 tokens that costs little.
  *
  * Plain tf.Variables by stable names (as in transformer.ts), so checkpoints are a name → tensor map.
  */
@@ -90,6 +91,11 @@ export class LstmCaptioner implements CaptionModel {
 
   get vocabSize(): number {
     return this.config.vocabSize;
+  }
+
+  /** The encoder's per-step outputs are its LSTM states. */
+  get memoryWidth(): number {
+    return this.config.hidden;
   }
 
   variables(): Map<string, TF.Variable> {

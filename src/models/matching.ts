@@ -20,15 +20,16 @@
  * an early run from collapsing the scale or blowing it up. `learnTemperature: false` keeps τ fixed.
  * Duplicate captions in a batch count as negatives (as in CLIP); the data loader should avoid them.
  *
- * The attention blocks are written here (a few dozen lines) rather than imported, so the
- * captioner's file stays untouched; they follow transformer.ts's conventions (pre-LN, ReLU FFN,
- * dropout on residual branches, Glorot init, plain variables by stable names, seeded init).
+ * Both encoders are stacks of ./layers' pre-LayerNorm encoder blocks, the captioner's (ReLU FFN,
+ * dropout on residual branches, Glorot init, plain variables by stable names, seeded init); this
+ * model's blocks name their FFN norm `ln2` (the captioner's `ln3`), as its checkpoints do.
  * With an external image encoder, its variables belong to its owner: `variables()` lists only this
  * model's own (text encoder, both transforms, temperature), and the trainer optimises both maps.
  */
 import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../tf/backend';
+import { EncoderStack, LayerContext } from './layers';
 import { Params, SeededDropout } from './params';
 import { PAD_ID } from '../text/tokens';
 import { Encoded, EncoderInput } from './types';
@@ -89,7 +90,6 @@ export const DEFAULT_MATCHING: Omit<MatchingConfig, 'vocabSize' | 'visualDim'> =
   seed: 1,
 };
 
-const NEG_INF = -1e9;
 const MAX_LOGIT_SCALE = Math.log(100);
 
 type Tf = typeof TF;
@@ -102,6 +102,7 @@ export class MatchingModel {
   private readonly dropout: SeededDropout;
   private readonly imageEncoder: ImageEncoderFn;
   private readonly imageDim: number;
+  private readonly textStack: EncoderStack;
 
   constructor(config: MatchingConfig, options: MatchingOptions = {}) {
     if (config.dModel % config.heads !== 0) throw new Error(`matching: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
@@ -112,21 +113,20 @@ export class MatchingModel {
     this.params = new Params(this.tf, config.seed, 'matching');
     this.dropout = new SeededDropout(this.tf, config.seed, 0x71c0, config.dropout);
     const d = config.dModel;
+    const ctx: LayerContext = { tf: this.tf, params: this.params, dropout: this.dropout };
     if (options.imageEncoder) {
       this.imageEncoder = options.imageEncoder;
       this.imageDim = options.imageDim!;
     } else {
-      this.imageEncoder = (input, training) => this.encodeImage(input, training);
       this.imageDim = d;
       this.params.dense('img_visual_proj', config.visualDim, d);
       if (config.geometryDim > 0) this.params.dense('img_geometry_proj', config.geometryDim, d);
-      for (let l = 0; l < config.imageLayers; l++) this.block(`img_enc${l}`);
-      this.params.layerNorm('img_ln', d);
+      const stack = new EncoderStack(ctx, config, config.imageLayers, 'img_enc', 'img_ln', 'ln2');
+      this.imageEncoder = (input, training) => this.encodeImage(stack, input, training);
     }
     this.params.weight('txt_word_emb', [config.vocabSize, d], Math.sqrt(1 / d));
     this.params.weight('txt_pos', [config.maxPositions, d], 0.02);
-    for (let l = 0; l < config.textLayers; l++) this.block(`txt_enc${l}`);
-    this.params.layerNorm('txt_ln', d);
+    this.textStack = new EncoderStack(ctx, config, config.textLayers, 'txt_enc', 'txt_ln', 'ln2');
     this.params.dense('img_head', this.imageDim, config.embedDim);
     this.params.dense('txt_head', d, config.embedDim);
     if (config.learnTemperature) this.params.set('logit_scale', this.tf.variable(this.tf.scalar(Math.log(1 / config.temperature)), true));
@@ -184,7 +184,7 @@ export class MatchingModel {
         .reshape([B, L, d])
         .add(this.params.need('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
       const mask = tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D;
-      x = this.encoderStack('txt', x, mask, this.config.textLayers, training);
+      x = this.textStack.apply(x, mask, training);
       const pooled = maskedMean(tf, x, mask);
       return l2normalize(tf, this.params.linear('txt_head', pooled));
     });
@@ -212,8 +212,8 @@ export class MatchingModel {
 
   // ------------------------------------------------------------------ encoders
 
-  private encodeImage(input: EncoderInput, training: boolean): Encoded {
-    const tf = this.tf;
+  /** The default image encoder: visual (and geometry) projections, then `stack`. */
+  private encodeImage(stack: EncoderStack, input: EncoderInput, training: boolean): Encoded {
     if ((input.tags && input.tags.shape[1] > 0) || (input.text && input.text.shape[1] > 0)) {
       throw new Error('matching: the built-in image encoder takes visual inputs only; share the captioner\'s encoder (imageEncoder) for tags or text');
     }
@@ -225,50 +225,7 @@ export class MatchingModel {
       x = x.add(this.params.linear('img_geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
     }
     const mask = input.visualMask.toFloat() as TF.Tensor2D;
-    return { memory: this.encoderStack('img', x, mask, this.config.imageLayers, training), mask };
-  }
-
-  /** Dropout on the input, pre-LN self-attention + FFN blocks, final LayerNorm. */
-  private encoderStack(prefix: string, x: TF.Tensor3D, mask: TF.Tensor2D, layers: number, training: boolean): TF.Tensor3D {
-    const tf = this.tf;
-    const [B, S] = mask.shape;
-    const bias = tf.sub(1, mask).mul(NEG_INF).reshape([B, 1, 1, S]);
-    x = this.dropout.apply(x, training);
-    for (let l = 0; l < layers; l++) {
-      const name = `${prefix}_enc${l}`;
-      x = x.add(this.dropout.apply(this.selfAttention(`${name}_self`, this.params.norm(`${name}_ln1`, x), bias), training));
-      x = x.add(this.dropout.apply(this.feedForward(name, this.params.norm(`${name}_ln2`, x), training), training));
-    }
-    return this.params.norm(`${prefix}_ln`, x);
-  }
-
-  private selfAttention(name: string, x: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
-    const tf = this.tf;
-    const [B, T, d] = x.shape;
-    const heads = this.config.heads;
-    const dh = d / heads;
-    const qkv = this.params.linear(`${name}_qkv`, x.reshape([B * T, d]));
-    const split = (t: TF.Tensor): TF.Tensor4D => t.reshape([B, T, heads, dh]).transpose([0, 2, 1, 3]);
-    const [q, k, v] = tf.split(qkv, 3, 1).map(split) as [TF.Tensor4D, TF.Tensor4D, TF.Tensor4D];
-    const probs = tf.softmax(tf.matMul(q.mul(1 / Math.sqrt(dh)), k, false, true).add(bias));
-    const out = tf.matMul(probs, v).transpose([0, 2, 1, 3]).reshape([B * T, d]) as TF.Tensor2D;
-    return this.params.linear(`${name}_o`, out).reshape([B, T, d]);
-  }
-
-  private feedForward(name: string, x: TF.Tensor3D, training: boolean): TF.Tensor3D {
-    const [B, T, d] = x.shape;
-    const h = this.dropout.apply(this.tf.relu(this.params.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
-    return this.params.linear(`${name}_ff2`, h).reshape([B, T, d]);
-  }
-
-  private block(name: string): void {
-    const { dModel: d, ffn } = this.config;
-    this.params.layerNorm(`${name}_ln1`, d);
-    this.params.dense(`${name}_self_qkv`, d, 3 * d);
-    this.params.dense(`${name}_self_o`, d, d);
-    this.params.layerNorm(`${name}_ln2`, d);
-    this.params.dense(`${name}_ff1`, d, ffn);
-    this.params.dense(`${name}_ff2`, ffn, d);
+    return { memory: stack.apply(x, mask, training), mask };
   }
 
   // ------------------------------------------------------------------ primitives

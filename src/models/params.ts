@@ -1,8 +1,8 @@
 /**
  * What every model here shares: named tf.Variables with seeded Glorot-uniform init (a variable's
  * seed is the model seed mixed with its creation order, so the same config gives the same weights),
- * dense and layer-norm helpers, and dropout whose masks follow (seed, step, call order) so resumed
- * runs repeat them.
+ * dense and layer-norm parameters (the layers built on them are in ./layers), and dropout whose
+ * masks follow (seed, step, call order) so resumed runs repeat them.
  */
 import type * as TF from '@tensorflow/tfjs';
 
@@ -48,12 +48,6 @@ export class Params extends Map<string, TF.Variable> {
   /** x · W + b of a `dense` layer. */
   linear(name: string, x: TF.Tensor2D): TF.Tensor2D {
     return this.tf.add(this.tf.matMul(x, this.need(`${name}_w`)), this.need(`${name}_b`));
-  }
-
-  /** Layer normalisation over the last axis with a `layerNorm` layer's gain and bias. */
-  norm(name: string, x: TF.Tensor3D): TF.Tensor3D {
-    const { mean, variance } = this.tf.moments(x, -1, true);
-    return x.sub(mean).mul(this.tf.rsqrt(variance.add(1e-5))).mul(this.need(`${name}_g`)).add(this.need(`${name}_b`));
   }
 
   disposeAll(): void {

@@ -1,5 +1,5 @@
 /**
- * The Transformer encoder–decoder captioner (CC3M §4.1 "T2T"; CC12M app. E.2), in one file.
+ * The Transformer encoder–decoder captioner (CC3M §4.1 "T2T"; CC12M app. E.2).
  *
  * Encoder input: visual vectors (projected to the model width, plus a projection of region
  * geometry when given), tag tokens and optional text tokens (masked captions for MLM), each with a
@@ -9,14 +9,22 @@
  * input word embeddings when `tieEmbeddings` (CC3M). Optional heads: masked object classification
  * (MOC) over encoder outputs at region positions.
  *
- * Plain tf.Variables by stable names, so checkpoints are a name → tensor map.
+ * Incremental decoding (`startIncremental`, `step`): the cross-attention keys and values of the
+ * visual memory are projected once per image and kept once per image (an image's beams attend to
+ * them as `width` queries, so they are never repeated or moved for the beams), each layer's
+ * self-attention keys and values are cached per hypothesis, and only the newest position is
+ * computed (its logits alone) — through the same decoder blocks as `decode` (./layers).
+ *
+ * The blocks are ./layers' (shared with the matching model). Plain tf.Variables by stable names,
+ * so checkpoints are a name → tensor map.
  */
 import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../tf/backend';
+import { DecoderStack, EncoderStack, LayerContext } from './layers';
 import { Params, SeededDropout } from './params';
 import { PAD_ID } from '../text/tokens';
-import { CaptionModel, Encoded, EncoderInput } from './types';
+import { CaptionModel, Encoded, EncoderInput, StepOutput, StepState } from './types';
 
 export interface TransformerConfig {
   vocabSize: number;
@@ -62,7 +70,6 @@ export const DEFAULT_TRANSFORMER: Omit<TransformerConfig, 'vocabSize' | 'visualD
 const SEGMENT_VISUAL = 0;
 const SEGMENT_TAGS = 1;
 const SEGMENT_TEXT = 2;
-const NEG_INF = -1e9;
 
 type Tf = typeof TF;
 
@@ -73,6 +80,8 @@ export class TransformerCaptioner implements CaptionModel {
   private readonly params: Params;
   /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
   private readonly dropout: SeededDropout;
+  private readonly encoder: EncoderStack;
+  private readonly decoder: DecoderStack;
 
   constructor(config: TransformerConfig) {
     if (config.dModel % config.heads !== 0) throw new Error(`transformer: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
@@ -87,16 +96,19 @@ export class TransformerCaptioner implements CaptionModel {
     this.params.weight('enc_pos', [config.maxPositions, d], 0.02);
     this.params.weight('dec_pos', [config.maxPositions, d], 0.02);
     this.params.weight('segment_emb', [3, d], 0.02);
-    for (let l = 0; l < config.encoderLayers; l++) this.block(`enc${l}`, false);
-    this.params.layerNorm('enc_ln', d);
-    for (let l = 0; l < config.decoderLayers; l++) this.block(`dec${l}`, true);
-    this.params.layerNorm('dec_ln', d);
+    const ctx: LayerContext = { tf: this.tf, params: this.params, dropout: this.dropout };
+    this.encoder = new EncoderStack(ctx, config, config.encoderLayers, 'enc', 'enc_ln', 'ln3');
+    this.decoder = new DecoderStack(ctx, config, config.decoderLayers, 'dec', 'dec_ln');
     if (!config.tieEmbeddings) this.params.dense('out', d, config.vocabSize);
     if (config.mocClasses > 0) this.params.dense('moc', d, config.mocClasses);
   }
 
   get vocabSize(): number {
     return this.config.vocabSize;
+  }
+
+  get memoryWidth(): number {
+    return this.config.dModel;
   }
 
   variables(): Map<string, TF.Variable> {
@@ -142,16 +154,9 @@ export class TransformerCaptioner implements CaptionModel {
         masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
         offset += L;
       }
-      let x = (parts.length > 1 ? tf.concat(parts, 1) : parts[0]!) as TF.Tensor3D;
+      const x = (parts.length > 1 ? tf.concat(parts, 1) : parts[0]!) as TF.Tensor3D;
       const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
-      x = this.dropout.apply(x, training);
-      const bias = maskBias(tf, mask);
-      for (let l = 0; l < this.config.encoderLayers; l++) {
-        const name = `enc${l}`;
-        x = x.add(this.dropout.apply(this.selfAttention(`${name}_self`, this.params.norm(`${name}_ln1`, x), bias), training));
-        x = x.add(this.dropout.apply(this.feedForward(name, this.params.norm(`${name}_ln3`, x), training), training));
-      }
-      return { memory: this.params.norm('enc_ln', x), mask };
+      return { memory: this.encoder.apply(x, mask, training), mask };
     });
   }
 
@@ -172,21 +177,38 @@ export class TransformerCaptioner implements CaptionModel {
       const [B, T] = tokens.shape;
       const d = this.config.dModel;
       if (T > this.config.maxPositions) throw new Error(`transformer: prefix of ${T} tokens exceeds maxPositions ${this.config.maxPositions}`);
-      let x = this.embed(tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
-      x = this.dropout.apply(x, training);
-      const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0);
-      const selfBias = tf.sub(1, causal).mul(NEG_INF).reshape([1, 1, T, T]);
-      const crossBias = maskBias(tf, encoded.mask);
-      for (let l = 0; l < this.config.decoderLayers; l++) {
-        const name = `dec${l}`;
-        x = x.add(this.dropout.apply(this.selfAttention(`${name}_self`, this.params.norm(`${name}_ln1`, x), selfBias), training));
-        x = x.add(this.dropout.apply(this.crossAttention(`${name}_cross`, this.params.norm(`${name}_ln2`, x), encoded.memory, crossBias), training));
-        x = x.add(this.dropout.apply(this.feedForward(name, this.params.norm(`${name}_ln3`, x), training), training));
-      }
-      const h: TF.Tensor2D = this.params.norm('dec_ln', x).reshape([B * T, d]);
-      const logits = this.config.tieEmbeddings ? tf.matMul(h, this.params.need('word_emb'), false, true) : this.params.linear('out', h);
-      return logits.reshape([B, T, this.config.vocabSize]);
+      const x = this.embed(tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
+      const h: TF.Tensor2D = this.decoder.apply(x, encoded.memory, encoded.mask, training).reshape([B * T, d]);
+      return this.logits(h).reshape([B, T, this.config.vocabSize]);
     });
+  }
+
+  /** A decoding state for the encoded rows: each layer's memory keys and values and the memory bias, one row per image. */
+  startIncremental(encoded: Encoded): StepState {
+    const tf = this.tf;
+    return tf.tidy(() => {
+      const tensors = this.decoder.start(encoded.memory, encoded.mask.toFloat());
+      return { tensors, position: 0, perImage: tensors.length } as unknown as TF.TensorContainer;
+    }) as unknown as StepState;
+  }
+
+  /** Feeds one token per row at `state.position` through the decoder blocks; the logits of that position alone. */
+  step(state: StepState, tokens: TF.Tensor1D, width: number): StepOutput {
+    const tf = this.tf;
+    const t = state.position;
+    const d = this.config.dModel;
+    if (t >= this.config.maxPositions) throw new Error(`transformer: prefix of ${t + 1} tokens exceeds maxPositions ${this.config.maxPositions}`);
+    const perImage = 2 * this.decoder.layers + 1;
+    if (state.perImage !== perImage) throw new Error(`transformer: not a state of this model's startIncremental (${state.perImage} per-image tensors, expected ${perImage})`);
+    const fixed = state.tensors.slice(0, perImage);
+    const caches = state.tensors.slice(perImage);
+    const n = tokens.shape[0];
+    const out = tf.tidy(() => {
+      const x = tf.gather(this.params.need('word_emb'), tokens.toInt()).mul(Math.sqrt(d)).add(this.params.need('dec_pos').slice([t, 0], [1, d])) as TF.Tensor2D;
+      const next = this.decoder.step(x, fixed, caches, width);
+      return { logits: this.logits(next.out).reshape([n, this.config.vocabSize]), caches: next.caches } as unknown as TF.TensorContainer;
+    }) as unknown as { logits: TF.Tensor2D; caches: TF.Tensor[] };
+    return { logits: out.logits, state: { tensors: [...fixed, ...out.caches], position: t + 1, perImage } };
   }
 
   tileEncoded(encoded: Encoded, times: number): Encoded {
@@ -201,60 +223,12 @@ export class TransformerCaptioner implements CaptionModel {
     });
   }
 
-  // ------------------------------------------------------------------ blocks
-
-  private selfAttention(name: string, x: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
-    const [B, T, d] = x.shape;
-    const qkv = this.params.linear(`${name}_qkv`, x.reshape([B * T, d]));
-    const [q, k, v] = this.tf.split(qkv, 3, 1) as [TF.Tensor2D, TF.Tensor2D, TF.Tensor2D];
-    return this.attend(name, q, k, v, B, T, T, bias);
-  }
-
-  private crossAttention(name: string, x: TF.Tensor3D, memory: TF.Tensor3D, bias: TF.Tensor): TF.Tensor3D {
-    const [B, T, d] = x.shape;
-    const S = memory.shape[1];
-    const q = this.params.linear(`${name}_q`, x.reshape([B * T, d]));
-    const kv = this.params.linear(`${name}_kv`, memory.reshape([B * S, d]));
-    const [k, v] = this.tf.split(kv, 2, 1) as [TF.Tensor2D, TF.Tensor2D];
-    return this.attend(name, q, k, v, B, T, S, bias);
-  }
-
-  /** Multi-head scaled dot-product attention over [B·T, d] queries and [B·S, d] keys/values. */
-  private attend(name: string, q: TF.Tensor2D, k: TF.Tensor2D, v: TF.Tensor2D, B: number, T: number, S: number, bias: TF.Tensor): TF.Tensor3D {
-    const tf = this.tf;
-    const { heads, dModel: d } = this.config;
-    const dh = d / heads;
-    const split = (t: TF.Tensor2D, len: number): TF.Tensor4D => t.reshape([B, len, heads, dh]).transpose([0, 2, 1, 3]);
-    const qh = split(q, T).mul(1 / Math.sqrt(dh));
-    const scores = tf.matMul(qh, split(k, S), false, true).add(bias);
-    const probs = tf.softmax(scores);
-    const out = tf.matMul(probs, split(v, S)).transpose([0, 2, 1, 3]).reshape([B * T, d]);
-    return this.params.linear(`${name}_o`, out as TF.Tensor2D).reshape([B, T, d]);
-  }
-
-  private feedForward(name: string, x: TF.Tensor3D, training: boolean): TF.Tensor3D {
-    const [B, T, d] = x.shape;
-    const h = this.dropout.apply(this.tf.relu(this.params.linear(`${name}_ff1`, x.reshape([B * T, d]))), training);
-    return this.params.linear(`${name}_ff2`, h).reshape([B, T, d]);
-  }
-
-  private block(name: string, decoder: boolean): void {
-    const { dModel: d, ffn } = this.config;
-    this.params.layerNorm(`${name}_ln1`, d);
-    this.params.dense(`${name}_self_qkv`, d, 3 * d);
-    this.params.dense(`${name}_self_o`, d, d);
-    if (decoder) {
-      this.params.layerNorm(`${name}_ln2`, d);
-      this.params.dense(`${name}_cross_q`, d, d);
-      this.params.dense(`${name}_cross_kv`, d, 2 * d);
-      this.params.dense(`${name}_cross_o`, d, d);
-    }
-    this.params.layerNorm(`${name}_ln3`, d);
-    this.params.dense(`${name}_ff1`, d, ffn);
-    this.params.dense(`${name}_ff2`, ffn, d);
-  }
-
   // ------------------------------------------------------------------ primitives
+
+  /** Decoder outputs [N, d] → word logits [N, V] (tied to the word embeddings or a separate projection). */
+  private logits(h: TF.Tensor2D): TF.Tensor2D {
+    return this.config.tieEmbeddings ? this.tf.matMul(h, this.params.need('word_emb'), false, true) : this.params.linear('out', h);
+  }
 
   private embed(tokens: TF.Tensor2D): TF.Tensor3D {
     const [B, L] = tokens.shape;
@@ -262,10 +236,4 @@ export class TransformerCaptioner implements CaptionModel {
     return flat.mul(Math.sqrt(this.config.dModel)).reshape([B, L, this.config.dModel]);
   }
 
-}
-
-/** [B, S] 1/0 mask → additive attention bias [B, 1, 1, S]. */
-function maskBias(tf: Tf, mask: TF.Tensor2D): TF.Tensor4D {
-  const [B, S] = mask.shape;
-  return tf.sub(1, mask).mul(NEG_INF).reshape([B, 1, 1, S]);
 }

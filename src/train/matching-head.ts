@@ -3,9 +3,8 @@ import { DEFAULT_MATCHING, MatchingModel } from '../models/matching';
 import type { CaptionModel } from '../models/types';
 
 export function createSharedMatching(model: CaptionModel, vocabSize: number, seed: number): MatchingModel {
-  const width = (model as CaptionModel & { config?: { dModel?: number; hidden?: number } }).config;
-  const imageDim = width?.dModel ?? width?.hidden;
-  if (!imageDim) throw new Error(`vlm objective: cannot tell the ${model.kind} encoder's width`);
+  const imageDim = model.memoryWidth;
+  if (!imageDim) throw new Error(`vlm objective: the ${model.kind} model does not declare its encoder's width (CaptionModel.memoryWidth)`);
   return new MatchingModel(
     { ...DEFAULT_MATCHING, vocabSize, visualDim: imageDim, dModel: imageDim, embedDim: imageDim, seed },
     { imageEncoder: (input, training) => model.encode(input, training), imageDim },

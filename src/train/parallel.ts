@@ -378,7 +378,7 @@ export async function runReplica<C>(data: ReplicaData<C>): Promise<void> {
         for (const slot of data.slots) {
           tf.tidy(() => ordered.get(slot.name)!.assign(tf.tensor(data.weights.subarray(slot.offset, slot.offset + slot.size), slot.shape, 'float32')));
         }
-        (model as { setDropoutStep?: (s: number) => void }).setDropoutStep?.(replicaDropoutStep(msg.step, data.rank));
+        model.setDropoutStep?.(replicaDropoutStep(msg.step, data.rank));
         const shard = unflatten(msg.leaves);
         const { losses, grads } = localGradients(ordered, (parts) => loss(shard, parts, msg.scales));
         tf.dispose(flattenTree(shard).map((l) => l.tensor));

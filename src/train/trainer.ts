@@ -188,7 +188,7 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     log(`cckit: fine-tuning from ${path.basename(parentDir)}`);
   } else run.truncateLog(-1);
 
-  const modelConfig = { spec: config.model, ...('config' in model ? { resolved: (model as unknown as { config: unknown }).config } : {}) };
+  const modelConfig = { spec: config.model, ...(model.config ? { resolved: model.config } : {}) };
   const logEvery = config.logEvery ?? 10;
   const weights = config.objectives;
   let windowStart = Date.now();
@@ -219,7 +219,7 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     while (step < totalSteps) {
       const batch = stream.next();
       const lr = learningRateAt(config.optimizer, step, stream.stepsPerEpoch, totalSteps);
-      setDropoutStep(model, step);
+      model.setDropoutStep?.(step);
       if (matching) matching.setDropoutStep(step);
       const stepRandom = seededRandom(mixSeed(config.seed, 0x57e9, step));
       const tensors = batchTensors(batch, vocab, options.visual, config, stepRandom);
@@ -429,11 +429,10 @@ export function captionLoss(tf: typeof TF, logits: TF.Tensor3D, targets: TF.Tens
 }
 
 function mocLoss(tf: typeof TF, model: CaptionModel, encoded: Encoded, labels: TF.Tensor2D, weights: TF.Tensor2D): TF.Scalar {
-  const head = model as CaptionModel & { mocLogits?: (e: Encoded) => TF.Tensor3D };
-  if (!head.mocLogits) throw new Error(`moc objective: the ${model.kind} model has no MOC head`);
+  if (!model.mocLogits) throw new Error(`moc objective: the ${model.kind} model has no MOC head`);
   const [B, N] = labels.shape;
   // Encoder memory holds visual positions first; tags/text follow and are not classified.
-  const all = head.mocLogits(encoded);
+  const all = model.mocLogits(encoded);
   const C = all.shape[2];
   const logits = all.slice([0, 0, 0], [B, N, C]);
   const logp = tf.logSoftmax(logits.reshape([B * N, C]));
@@ -530,11 +529,6 @@ function loadFromParent(model: CaptionModel, saved: Map<string, TF.Tensor>, pare
 
 function disposeMap(m: Map<string, TF.Tensor>): void {
   for (const t of m.values()) t.dispose();
-}
-
-function setDropoutStep(model: CaptionModel, step: number): void {
-  const m = model as CaptionModel & { setDropoutStep?: (s: number) => void };
-  m.setDropoutStep?.(step);
 }
 
 // ------------------------------------------------------------------ matching head (VLM)
