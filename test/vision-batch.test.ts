@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
-import { buildEncoderInput, encoderArrays, gridPositionEncoding, regionOrder, tagWords, visualLayout } from '../src/vision/batch';
+import { buildEncoderInput, encoderArrays, gridPositionEncoding, regionOrder, tagWords, visualLayout } from '../src/models/visual-input';
 import type { ImageFeatures } from '../src/vision/features';
 import { seededRandom } from '../src/util/random';
 

@@ -5,7 +5,7 @@
  * and region object labels for MOC (world images: ground-truth concepts of the boxes).
  */
 import { geometry, normalizedBox, orderRegions, RegionBox } from '../vision/regions';
-import { buildEncoderInput, regionOrder, visualLayout, VisualMode } from '../vision/batch';
+import { buildEncoderInput, regionOrder, visualLayout, VisualMode } from '../models/visual-input';
 import { extractFeatures, FeatureStore } from '../vision/cache';
 import { ImageFeatures } from '../vision/features';
 import { resolveWorldImage, worldFor } from '../data/images';

@@ -1,13 +1,12 @@
 /**
- * Frozen visual features (docs/vision.md): backbones, per-image features, the on-disk store and
- * the encoder-input batch builder.
+ * Frozen visual features (docs/vision.md): backbones, per-image features and the on-disk store
+ * (the encoder inputs built from them are src/models/visual-input.ts).
  */
 import type { Backbone, BackboneName } from './backbone';
 import type { MobilenetOptions } from './mobilenet';
 import type { WorldCnnOptions } from './world-cnn';
 
 export * from './backbone';
-export * from './batch';
 export * from './cache';
 export * from './features';
 export * from './pixels';

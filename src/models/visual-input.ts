@@ -16,9 +16,9 @@
  * mapped by the trainer's `tokenId`, at most 16 tokens per image in total; PAD_ID pads.
  */
 import type * as TF from '@tensorflow/tfjs';
-import type { EncoderInput } from '../models/types';
-import { GLOBAL_GEOMETRY, GEOMETRY_DIM, MAX_REGIONS } from './regions';
-import { GRID_SIZE, MAX_TAGS, type ImageFeatures } from './features';
+import type { EncoderInput } from './types';
+import { GLOBAL_GEOMETRY, GEOMETRY_DIM, MAX_REGIONS } from '../vision/regions';
+import { GRID_SIZE, MAX_TAGS, type ImageFeatures } from '../vision/features';
 import { PAD_ID as PAD } from '../text/tokens';
 import { loadTf } from '../tf/backend';
 
