@@ -4,8 +4,8 @@ import * as path from 'path';
 
 import { decodePreset, writeCocoResults, writeNocapsSubmission } from '../decode';
 import { captionSplit } from '../experiments/evaluate';
-import { formatTable3 } from '../experiments/report';
-import { runTable3, TABLE3_PRESETS } from '../experiments/table3';
+import { RECIPES } from '../experiments/recipe';
+import { formatTable3, runTable3 } from '../experiments/table3';
 import { FeatureSpec, visualFromSpec } from '../experiments/visual';
 import { readJsonFile } from '../metrics/inputs';
 import { terminalProgress } from '../util/progress';
@@ -68,14 +68,13 @@ function featuresOfRun(runJson: string): FeatureSpec {
 }
 
 export async function runTable3Command(flags: { preset: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
-  const config = TABLE3_PRESETS[flags.preset as 'tiny' | 'small'];
+  const config = RECIPES[flags.preset as 'tiny' | 'small'];
   if (!config) throw new Error(`--preset: "${flags.preset}" is not tiny or small`);
   const progress = terminalProgress();
   const result = await runTable3(config, {
     runsRoot: flags.runs,
     cacheDir: flags.cache,
     force: flags.force,
-    features: { backbone: 'world-cnn', mode: 'regions', tags: true, cacheDir: flags.cache },
     say: (line) => {
       progress.stop();
       process.stderr.write(line + '\n');
