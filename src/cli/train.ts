@@ -10,15 +10,11 @@ import { FeatureSpec, visualFromSpec } from '../experiments/visual';
 import { readJsonFile } from '../metrics/inputs';
 import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
-import { train, TrainConfig } from '../train/trainer';
-
-export interface TrainFileConfig extends TrainConfig {
-  features: FeatureSpec;
-}
+import { train } from '../train/trainer';
+import { validateTrainFile } from './config';
 
 export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
-  const config = readJsonFile(flags.config) as TrainFileConfig;
-  if (!config || typeof config !== 'object' || !config.features || !config.model || !config.data) throw new Error(`${flags.config}: a train config needs "features", "model", "data", "optimizer", … (see docs/training.md)`);
+  const config = validateTrainFile(readJsonFile(flags.config), flags.config);
   const { features, ...trainConfig } = config;
   const progress = terminalProgress();
   try {
