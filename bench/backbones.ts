@@ -7,9 +7,9 @@
  */
 import * as path from 'path';
 
-import { prepareWorldInputs, runVariant, TABLE3_PRESETS, Table3Config } from '../src/experiments/table3';
+import { Recipe, RECIPES } from '../src/experiments/recipe';
+import { experimentImageKeys, prepareWorldInputs, runVariant } from '../src/experiments/runner';
 import { FeatureSpec, visualFromSpec } from '../src/experiments/visual';
-import { experimentImageKeys } from '../src/experiments/table3';
 import { formatTable } from '../src/report/table';
 import { PACKAGE_ROOT } from '../src/paths';
 
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const mode = arg('mode', 'regions') as FeatureSpec['mode'];
   const cacheDir = path.join(PACKAGE_ROOT, '.cckit-cache');
   const runsRoot = path.join(cacheDir, 'bench-runs');
-  const config: Table3Config = { ...TABLE3_PRESETS.tiny, finetune: { ...TABLE3_PRESETS.tiny.finetune, steps }, zeroShot: false };
+  const config: Recipe = { ...RECIPES.tiny, finetune: { ...RECIPES.tiny.finetune, steps }, zeroShot: false };
   const rows: (string | number)[][] = [];
   for (const backbone of ['world-cnn', 'mobilenet'] as const) {
     const features: FeatureSpec = { backbone, mode, tags: mode === 'regions', cacheDir };

@@ -13,17 +13,18 @@ import { spawnSync } from 'node:child_process';
 
 import { PACKAGE_ROOT } from '../src/paths';
 import { readRunInfo, readPredictions, readScores } from '../src/runs/layout';
-import { prepareWorldInputs, runVariant, TABLE3_PRESETS, Table3Config } from '../src/experiments/table3';
+import { Recipe, RECIPES } from '../src/experiments/recipe';
+import { prepareWorldInputs, runVariant } from '../src/experiments/runner';
 import { FeatureSpec, visualFromSpec } from '../src/experiments/visual';
 
 const cacheDir = path.join(PACKAGE_ROOT, '.cckit-cache');
 const runsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-exp-'));
 const features: FeatureSpec = { backbone: 'world-cnn', mode: 'regions', tags: true, cacheDir };
 
-const config: Table3Config = {
-  ...TABLE3_PRESETS.tiny,
-  pretrain: { ...TABLE3_PRESETS.tiny.pretrain, steps: 150 },
-  finetune: { ...TABLE3_PRESETS.tiny.finetune, steps: 60 },
+const config: Recipe = {
+  ...RECIPES.tiny,
+  pretrain: { ...RECIPES.tiny.pretrain, steps: 150 },
+  finetune: { ...RECIPES.tiny.finetune, steps: 60 },
   decode: { method: 'greedy', beamSize: 1, alpha: 0, maxLen: 20 },
   zeroShot: false,
   val: { limit: 50, every: 1000 },

@@ -5,21 +5,17 @@ import * as path from 'path';
 import { writeCocoResults, writeNocapsSubmission } from '../data/coco';
 import { decodePreset } from '../decode';
 import { captionSplit } from '../experiments/evaluate';
-import { formatTable3 } from '../experiments/report';
-import { runTable3, TABLE3_PRESETS } from '../experiments/table3';
+import { RECIPES } from '../experiments/recipe';
+import { formatTable3, runTable3 } from '../experiments/table3';
 import { FeatureSpec, visualFromSpec } from '../experiments/visual';
 import { readJsonFile } from '../util/json';
 import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
-import { train, TrainConfig } from '../train/trainer';
-
-export interface TrainFileConfig extends TrainConfig {
-  features: FeatureSpec;
-}
+import { train } from '../train/trainer';
+import { validateTrainFile } from './config';
 
 export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
-  const config = readJsonFile(flags.config) as TrainFileConfig;
-  if (!config || typeof config !== 'object' || !config.features || !config.model || !config.data) throw new Error(`${flags.config}: a train config needs "features", "model", "data", "optimizer", … (see docs/training.md)`);
+  const config = validateTrainFile(readJsonFile(flags.config), flags.config);
   const { features, ...trainConfig } = config;
   const progress = terminalProgress();
   try {
@@ -69,14 +65,13 @@ function featuresOfRun(runJson: string): FeatureSpec {
 }
 
 export async function runTable3Command(flags: { preset: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
-  const config = TABLE3_PRESETS[flags.preset as 'tiny' | 'small'];
+  const config = RECIPES[flags.preset as 'tiny' | 'small'];
   if (!config) throw new Error(`--preset: "${flags.preset}" is not tiny or small`);
   const progress = terminalProgress();
   const result = await runTable3(config, {
     runsRoot: flags.runs,
     cacheDir: flags.cache,
     force: flags.force,
-    features: { backbone: 'world-cnn', mode: 'regions', tags: true, cacheDir: flags.cache },
     say: (line) => {
       progress.stop();
       process.stderr.write(line + '\n');

@@ -1,27 +1,22 @@
-/** Tables of experiment results beside the papers' numbers (terminal text and notebook rows). */
-import { paperNumbers } from '../report/paper';
+/** Result tables of experiments beside the papers' numbers (terminal text and notebook rows). */
 import { formatTable } from '../report/table';
-import type { Table3Result } from './table3';
+import type { ResultRow } from './runner';
 
-const fmt = (x: number | undefined): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
+export const DOMAINS = ['in', 'near', 'out', 'overall'] as const;
 
-/** Rows of the Table 3 comparison: measured nocaps-val CIDEr per domain, the paper's overall beside. */
-export function table3Rows(result: Table3Result): Record<string, string>[] {
-  const paper = paperNumbers().cc12m.table3_nocaps_val_overall_cider;
-  return result.rows.map((row) => ({
-    'pre-training': row.pretraining,
-    in: fmt(row.finetuned.in),
-    near: fmt(row.finetuned.near),
-    out: fmt(row.finetuned.out),
-    overall: fmt(row.finetuned.overall),
-    'paper overall': fmt(paper.finetuned_on_coco[row.pretraining]),
-    'zero-shot overall': fmt(row.zeroShot?.overall),
-    'paper zero-shot': fmt(paper.zero_shot[row.pretraining]),
-  }));
+/** CIDEr ×100 with one decimal; — when not measured. */
+export const fmt = (x: number | undefined): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
+
+/** The same, as the number notebooks' tables show (NaN when not measured). */
+const num1 = (x: number): number => Number(Number.isFinite(x) ? x.toFixed(1) : '—');
+
+/** Rows of a variants table: nocaps-val CIDEr ×100 per domain, a paper column, the fine-tuning run. */
+export function scoreRows(rows: readonly ResultRow[], paperOf: (label: string) => string): Record<string, string | number>[] {
+  return rows.map((r) => ({ variant: r.label, ...Object.fromEntries(DOMAINS.map((d) => [d, num1(r.finetuned[d])])), paper: paperOf(r.label), run: r.finetuneRun }));
 }
 
-export function formatTable3(result: Table3Result): string {
-  const rows = table3Rows(result);
-  const headers = Object.keys(rows[0] ?? { 'pre-training': '' });
-  return formatTable(headers, rows.map((r) => headers.map((h) => r[h]!)));
+/** Table rows as terminal text. */
+export function formatRows(rows: readonly Record<string, string | number>[]): string {
+  const headers = Object.keys(rows[0] ?? { variant: '' });
+  return formatTable(headers, rows.map((r) => headers.map((h) => r[h] ?? '')));
 }

@@ -17,12 +17,10 @@
  *
  * Not shardable: the VLM objective's contrastive loss couples every pair of rows in the batch.
  */
-import * as path from 'path';
-import { Worker } from 'worker_threads';
-
 import type * as TF from '@tensorflow/tfjs';
 
 import { mixSeed } from '../util/random';
+import { startWorker, StartedWorker, WorkerPort } from '../util/workers';
 import { BackendName, initBackend, loadTf, BACKEND_ENV_VAR } from '../tf/backend';
 import type { ModelDims, ModelSpec } from './models';
 
@@ -132,15 +130,9 @@ interface StepReply {
   error?: string;
 }
 
-const WORKER_SOURCE = `
-const { workerData } = require('worker_threads');
-if (workerData.fromSources) require('tsx/cjs');
-require(workerData.modulePath).runReplica(workerData);
-`;
-
 /** Worker threads holding model replicas; `gradients` computes a batch's gradients across them and this thread. */
 export class Replicas<T extends object, C> {
-  private readonly workers: Worker[] = [];
+  private readonly workers: StartedWorker[] = [];
   private readonly slots: Slot[];
   private readonly weights: Float32Array;
   private readonly grads: Float32Array[];
@@ -159,30 +151,25 @@ export class Replicas<T extends object, C> {
     const floats = offset;
     this.weights = new Float32Array(new SharedArrayBuffer(floats * 4));
     this.grads = [];
-    const modulePath = __filename;
-    const fromSources = path.extname(modulePath) === '.ts';
     for (let rank = 1; rank < options.workers; rank++) {
       const grads = new Float32Array(new SharedArrayBuffer(floats * 4));
       this.grads.push(grads);
       const setup: ReplicaSetup<C> = { model: options.model, dims: options.dims, lossConfig: options.lossConfig, lossModule: options.lossModule, lossFactory: options.lossFactory, backend: options.backend };
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { modulePath, fromSources, rank, setup, slots: this.slots.map(({ name, shape, offset, size }) => ({ name, shape, offset, size })), weights: this.weights, grads },
-      });
+      const worker = startWorker(__filename, 'runReplica', { rank, setup, slots: this.slots.map(({ name, shape, offset, size }) => ({ name, shape, offset, size })), weights: this.weights, grads } satisfies ReplicaData<C>);
       const index = rank - 1;
-      worker.on('message', (reply: StepReply) => {
+      worker.onMessage((reply: StepReply) => {
         const job = this.waiting[index];
         this.waiting[index] = undefined;
         if (!job) return;
         if (reply.error !== undefined) job.reject(new Error(`replica ${rank}: ${reply.error}`));
         else job.resolve(reply);
       });
-      worker.on('error', (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
-      worker.on('exit', (code) => {
+      worker.worker.on('error', (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
+      worker.worker.on('exit', (code) => {
         if (!this.closed) this.fail(new Error(`replica ${rank} exited (code ${code})`));
       });
       // idle workers must not keep the process alive (a caller that throws mid-run never closes them)
-      worker.unref();
+      worker.worker.unref();
       this.workers.push(worker);
     }
   }
@@ -233,7 +220,7 @@ export class Replicas<T extends object, C> {
         const shardLeaves: Leaf[] = flattenTree(shards[r] as unknown as TensorTree).map(({ path: p, tensor }) => ({ path: p, shape: tensor.shape, dtype: tensor.dtype, data: tensor.dataSync() as Leaf['data'] }));
         const worker = this.workers[r - 1]!;
         pending.push(this.next(r - 1));
-        worker.postMessage({ step, leaves: shardLeaves, scales: scales[r] }, shardLeaves.map((l) => l.data.buffer as ArrayBuffer));
+        worker.post({ step, leaves: shardLeaves, scales: scales[r] }, shardLeaves.map((l) => l.data.buffer as ArrayBuffer));
       }
       const t1 = performance.now();
       const local = localGradients(this.options.variables, (parts) => this.options.loss(shards[0]!, parts, scales[0]));
@@ -276,7 +263,7 @@ export class Replicas<T extends object, C> {
   /** The next message of worker `index`; the worker keeps the process alive only while awaited. */
   private next(index: number): Promise<StepReply> {
     if (this.failed) return Promise.reject(this.failed);
-    const worker = this.workers[index]!;
+    const worker = this.workers[index]!.worker;
     worker.ref();
     return new Promise<StepReply>((resolve, reject) => {
       this.waiting[index] = { resolve, reject };
@@ -350,11 +337,8 @@ interface ReplicaData<C> {
   grads: Float32Array;
 }
 
-/** A replica thread's main: builds the model, then answers one message per step. */
-export async function runReplica<C>(data: ReplicaData<C>): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { parentPort } = require('worker_threads') as typeof import('worker_threads');
-  const port = parentPort!;
+/** A replica thread's main (started by src/util/workers.ts): builds the model, then answers one message per step. */
+export async function runReplica<C>(data: ReplicaData<C>, port: WorkerPort): Promise<void> {
   try {
     await initBackend({ env: { [BACKEND_ENV_VAR]: data.setup.backend }, threads: 1, logger: () => {} });
     const tf = loadTf();
@@ -371,8 +355,8 @@ export async function runReplica<C>(data: ReplicaData<C>): Promise<void> {
     }
     if (variables.size !== data.slots.length) throw new Error(`replica ${data.rank}: ${variables.size} variables here, ${data.slots.length} on the main thread`);
     const ordered = new Map(data.slots.map((s) => [s.name, variables.get(s.name)!]));
-    port.postMessage({});
-    port.on('message', (msg: { step: number; leaves: Leaf[]; scales: Counts }) => {
+    port.post({});
+    port.onMessage((msg: { step: number; leaves: Leaf[]; scales: Counts }) => {
       try {
         const t0 = performance.now();
         for (const slot of data.slots) {
@@ -389,12 +373,12 @@ export async function runReplica<C>(data: ReplicaData<C>): Promise<void> {
           g.dispose();
           return true;
         });
-        port.postMessage({ losses, present, ms: performance.now() - t0 } satisfies StepReply);
+        port.post({ losses, present, ms: performance.now() - t0 } satisfies StepReply);
       } catch (e) {
-        port.postMessage({ error: String((e as Error)?.stack ?? e) } satisfies StepReply);
+        port.post({ error: String((e as Error)?.stack ?? e) } satisfies StepReply);
       }
     });
   } catch (e) {
-    port.postMessage({ error: String((e as Error)?.stack ?? e) } satisfies StepReply);
+    port.post({ error: String((e as Error)?.stack ?? e) } satisfies StepReply);
   }
 }

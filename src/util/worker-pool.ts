@@ -4,11 +4,11 @@
  * `require(modulePath)[factory](options)` once and applies the returned function to every batch,
  * so heavy state (an NLP model, a WordNet index) is built once per thread.
  *
- * Works from the build (dist/*.js) and from sources under tsx (workers then register tsx's CommonJS hook).
+ * Threads are started by src/util/workers.ts (from the build and from sources under tsx).
  */
 import * as os from 'os';
-import * as path from 'path';
-import { Worker } from 'worker_threads';
+
+import { startWorker, StartedWorker, WorkerPort } from './workers';
 
 export type BatchFactory<O, I, R> = (options: O) => (batch: I[]) => R[];
 
@@ -17,40 +17,52 @@ interface Job<R> {
   reject: (error: Error) => void;
 }
 
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('worker_threads');
-if (workerData.fromSources) require('tsx/cjs');
-const run = require(workerData.modulePath)[workerData.factory](workerData.options);
-parentPort.on('message', ({ id, batch }) => {
-  try { parentPort.postMessage({ id, results: run(batch) }); }
-  catch (error) { parentPort.postMessage({ id, error: String(error && error.stack || error) }); }
-});
-`;
+interface PoolSetup {
+  modulePath: string;
+  factory: string;
+  options: unknown;
+}
+
+/** Worker side: build the batch function once, answer each `{id, batch}`. */
+export function poolWorker({ modulePath, factory, options }: PoolSetup, port: WorkerPort): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const run = require(modulePath)[factory](options) as (batch: unknown[]) => unknown[];
+  port.onMessage(({ id, batch }: { id: number; batch: unknown[] }) => {
+    try {
+      port.post({ id, results: run(batch) });
+    } catch (error) {
+      port.post({ id, error: String((error as Error)?.stack ?? error) });
+    }
+  });
+}
 
 export class WorkerPool<I, R> {
-  private readonly workers: Worker[] = [];
+  private readonly workers: StartedWorker[] = [];
   private readonly pending = new Map<number, Job<R>>();
   private nextId = 0;
   private nextWorker = 0;
+  private failed: Error | undefined;
+  private closed = false;
 
   constructor(modulePath: string, factory: string, options: unknown, size = Math.max(1, Math.min(os.availableParallelism?.() ?? os.cpus().length, 8))) {
-    const fromSources = path.extname(modulePath) === '.ts';
+    const failAll = (error: Error) => {
+      if (this.closed) return;
+      this.failed ??= error;
+      for (const job of this.pending.values()) job.reject(error);
+      this.pending.clear();
+    };
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { modulePath, factory, options, fromSources },
-      });
-      worker.on('message', ({ id, results, error }: { id: number; results?: R[]; error?: string }) => {
+      const worker = startWorker(__filename, 'poolWorker', { modulePath, factory, options } satisfies PoolSetup);
+      worker.onMessage(({ id, results, error }: { id: number; results?: R[]; error?: string }) => {
         const job = this.pending.get(id);
         if (!job) return;
         this.pending.delete(id);
         if (error !== undefined) job.reject(new Error(error));
         else job.resolve(results!);
       });
-      worker.on('error', (error) => {
-        for (const job of this.pending.values()) job.reject(error);
-        this.pending.clear();
-      });
+      // the factory failed, or the thread died
+      worker.done.catch(failAll);
+      worker.worker.on('error', failAll);
       this.workers.push(worker);
     }
   }
@@ -64,12 +76,14 @@ export class WorkerPool<I, R> {
     const worker = this.workers[this.nextWorker];
     this.nextWorker = (this.nextWorker + 1) % this.workers.length;
     return new Promise<R[]>((resolve, reject) => {
+      if (this.failed) return reject(this.failed);
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, batch });
+      worker.post({ id, batch });
     });
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 }

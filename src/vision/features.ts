@@ -13,7 +13,7 @@
  *   per image), else whatever the caller passes (a tags column, a shard's json `tags`).
  *
  * Image sources: `world://` URLs (rendered straight at the input size, see pixels.ts),
- * http(s) URLs and file paths (src/filters/images.ts ImageSource), or bytes in hand (webdataset
+ * http(s) URLs and file paths (src/data/images.ts ImageSource), or bytes in hand (webdataset
  * samples, `readSamples`).
  */
 import type * as TF from '@tensorflow/tfjs';

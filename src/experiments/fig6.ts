@@ -1,0 +1,38 @@
+/**
+ * CC12M Fig. 6: pre-training on 25% / 50% / 100% of CC12M against all of CC3M, each fine-tuned on
+ * COCO and scored on nocaps val. The subsamples are nested (the 25% sample is inside the 50% one)
+ * and every variant trains for the same number of steps. The CC3M and 100% rows are Table 3's runs.
+ * No zero-shot evaluation.
+ */
+import type { Recipe } from './recipe';
+import { scoreRows } from './report';
+import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from './runner';
+
+/** The grid: fractions of the CC12M pool's pairs (100% is always there). */
+export const FIG6_FRACTIONS = [0.25, 0.5];
+
+export function fig6Variants(fractions: readonly number[] = FIG6_FRACTIONS): Variant[] {
+  return [
+    { label: 'cc3m', sources: ['cc3m'] }, // = Table 3's CC3M row
+    ...fractions.map((f) => ({ label: `${f * 100}% cc12m`, sources: ['cc12m' as const], subsample: f })),
+    { label: 'cc12m', sources: ['cc12m'] }, // 100%, = Table 3's CC12M row
+  ];
+}
+
+/** Rows labelled `cc3m`, `25% cc12m`, `50% cc12m`, `100% cc12m`. */
+export async function runFig6(recipe: Recipe, options: ExperimentOptions, grid: { fractions?: readonly number[] } = {}): Promise<ExperimentResult> {
+  return runExperiment({ ...recipe, zeroShot: false }, fig6Variants(grid.fractions), options, (l) => (l === 'cc12m' ? '100% cc12m' : l));
+}
+
+/** Pre-training pairs of a row: the CC3M pool, or its fraction of the CC12M pool. */
+export function fig6Pairs(result: ExperimentResult, label: string): number {
+  return label === 'cc3m' ? result.pools.cc3m! : Math.round((parseFloat(label) / 100) * result.pools.cc12m!);
+}
+
+/** The Fig. 6 comparison: CIDEr ×100 per domain, pre-training pairs, what the paper says of each row. */
+export function fig6Rows(result: ExperimentResult): Record<string, string | number>[] {
+  return result.rows.map((r, i) => {
+    const { paper: _paper, run: _run, ...scores } = scoreRows([r], () => '')[0]!;
+    return { ...scores, 'pre-training pairs': fig6Pairs(result, r.label), paper: i === 0 ? 'the level 25% of CC12M reaches' : r.label.startsWith('25%') ? 'reaches CC3M' : 'above CC3M', run: r.finetuneRun };
+  });
+}

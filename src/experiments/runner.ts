@@ -1,0 +1,298 @@
+/**
+ * The generic experiment runner: a paper experiment is a list of variants over one recipe
+ * (src/experiments/recipe.ts). `runVariants` prepares the inputs (the world, built once, and the
+ * two paper pipelines over its web pool, run once; or real files), extracts the visual features
+ * once, then runs the variants `concurrency` at a time. One variant is one result row:
+ * pre-train (unless it has no sources) → optionally caption nocaps val zero-shot → fine-tune on
+ * COCO → caption nocaps val. Every step is a run in `runs/<id>/` (reused when its config and
+ * inputs are unchanged).
+ *
+ * In parallel each variant runs in its own worker thread (src/util/workers.ts) with its own tfjs
+ * instance, so a 2-core machine trains two single-threaded wasm runs at once. Features are
+ * extracted in the main thread first (the feature store has one writer); workers only read it.
+ * Results come back in the variants' order.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { describeDecoder } from '../decode';
+import { filterPool } from '../filters/run';
+import { LogLine, PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
+import { readEvalImages, readExamples } from '../train/data';
+import { train, TrainConfig } from '../train/trainer';
+import type { VisualProvider } from '../train/visual';
+import { startWorker, WorkerPort } from '../util/workers';
+import { buildWorld } from '../data/build-world';
+import { captionSplit } from './evaluate';
+import { Inputs, Recipe, trainConfigFor } from './recipe';
+import { FeatureSpec, visualFromSpec } from './visual';
+
+export interface ExperimentOptions {
+  /** Where world data and filtered pools go (default `.cckit-cache`). */
+  cacheDir?: string;
+  /** Runs root (default `runs`). */
+  runsRoot?: string;
+  /** Visual features (default: the recipe's, cached under `cacheDir`). */
+  features?: FeatureSpec;
+  /** Variants trained at once, each in its own worker thread (default 2: one per core here; 1 = in this thread). */
+  concurrency?: number;
+  /** Status lines ("pre-training on cc12m…"). */
+  say?: (line: string) => void;
+  onLog?: (run: string, line: LogLine) => void;
+  progress?: (task: string, done: number, total: number) => void;
+  force?: boolean;
+}
+
+export interface Variant {
+  /** Row label ("cc12m", "mlm@0.4", "25% cc12m"); names its runs. */
+  label: string;
+  /** Pre-training pools (none: COCO only). */
+  sources: ('cc3m' | 'cc12m')[];
+  /** Pre-training objectives (default: the recipe's). */
+  objectives?: TrainConfig['objectives'];
+  /** Fraction of the pre-training pairs (Fig. 6). */
+  subsample?: number;
+}
+
+export type Scores = Record<'in' | 'near' | 'out' | 'overall', number>;
+
+/** One result row of any experiment. */
+export interface ResultRow {
+  label: string;
+  /** nocaps-val CIDEr (×100) after fine-tuning on COCO. */
+  finetuned: Scores;
+  /** nocaps-val CIDEr (×100) of the pre-trained model without fine-tuning. */
+  zeroShot?: Scores;
+  /** Run ids (folders under the runs root). */
+  pretrainRun?: string;
+  finetuneRun: string;
+}
+
+export interface VariantsResult {
+  inputs: Inputs;
+  results: ResultRow[];
+}
+
+/** The features an experiment uses: the options' spec, else the recipe's under the options' cache folder. */
+export function featuresOf(recipe: Recipe, options: ExperimentOptions): FeatureSpec {
+  return options.features ?? { ...recipe.features, cacheDir: options.cacheDir };
+}
+
+/** The world (built once) and the two paper pipelines over its web pool (run once); or the recipe's real data. */
+export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOptions): Promise<Inputs> {
+  if (recipe.data) {
+    const d = recipe.data;
+    return { pools: { cc3m: d.pools.cc3m, cc12m: d.pools.cc12m }, cocoTrain: d.cocoTrain, cocoVal: d.cocoVal, nocapsVal: d.nocapsVal, imageRoot: d.imageRoot };
+  }
+  const say = options.say ?? (() => {});
+  const root = path.join(options.cacheDir ?? '.cckit-cache', `world-${recipe.preset}-seed${recipe.seed}`);
+  if (!fs.existsSync(path.join(root, 'world.json'))) {
+    say(`building the ${recipe.preset} world (seed ${recipe.seed}) in ${root}`);
+    await buildWorld({ out: root, preset: recipe.preset, seed: recipe.seed });
+  }
+  const pools = {} as Record<'cc3m' | 'cc12m', string>;
+  // The two pipelines run side by side (one core each) rather than one after the other on both.
+  const both = ['cc3m', 'cc12m'] as const;
+  await Promise.all(
+    both.map(async (preset) => {
+      const out = path.join(root, 'filtered', `${preset}${recipe.filters.nsfw ? '' : '-no-nsfw'}`);
+      pools[preset] = path.join(out, 'kept.tsv');
+      if (fs.existsSync(path.join(out, 'summary.json'))) return;
+      say(`filtering the web pool with the ${preset} pipeline${recipe.filters.nsfw ? '' : ' (pornography detector off)'}`);
+      await filterPool({
+        preset,
+        input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
+        out,
+        nsfw: recipe.filters.nsfw,
+        workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
+        progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
+      });
+    }),
+  );
+  return {
+    pools,
+    cocoTrain: path.join(root, 'coco', 'captions_train.json'),
+    cocoVal: path.join(root, 'coco', 'captions_val.json'),
+    nocapsVal: path.join(root, 'nocaps', 'nocaps_val.json'),
+  };
+}
+
+const cider = (domains: Partial<Record<string, Record<string, number>>> | undefined): Scores => {
+  const get = (d: string): number => 100 * (domains?.[d]?.CIDEr ?? NaN);
+  return { in: get('in'), near: get('near'), out: get('out'), overall: get('overall') };
+};
+
+/** The label as a run-name fragment. */
+const slugOf = (label: string): string => label.replace(/[^\w.+-]+/g, '-');
+
+/** The pre-training TrainConfig of a variant (undefined without sources). */
+export function pretrainConfig(recipe: Recipe, variant: Variant, inputs: Inputs): TrainConfig | undefined {
+  if (variant.sources.length === 0) return undefined;
+  return trainConfigFor(
+    recipe,
+    recipe.pretrain,
+    { name: `pretrain-${slugOf(variant.label)}`, train: variant.sources.map((s) => ({ kind: 'tsv' as const, path: inputs.pools[s] })), objectives: variant.objectives, subsample: variant.subsample },
+    inputs,
+  );
+}
+
+/** The fine-tuning TrainConfig of a variant, from its pre-training run's folder when it has one. */
+export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs, pretrainRun: string | undefined): TrainConfig {
+  return trainConfigFor(
+    recipe,
+    recipe.finetune,
+    { name: `finetune-coco-from-${slugOf(variant.label)}`, train: [{ kind: 'coco', path: inputs.cocoTrain, imageRoot: inputs.imageRoot }], init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined },
+    inputs,
+  );
+}
+
+/** One row: pre-train (unless no sources), optionally evaluate zero-shot, fine-tune on COCO, evaluate on nocaps val. */
+export async function runVariant(recipe: Recipe, variant: Variant, inputs: Inputs, visual: VisualProvider, options: ExperimentOptions): Promise<ResultRow> {
+  const say = options.say ?? (() => {});
+  const runsRoot = options.runsRoot ?? 'runs';
+  const nocaps = readEvalImages({ path: inputs.nocapsVal, imageRoot: inputs.imageRoot });
+  const trainStage = async (cfg: TrainConfig) => {
+    say(`training ${cfg.name} (${cfg.steps} steps)`);
+    return train(cfg, {
+      runsRoot,
+      visual,
+      force: options.force,
+      onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
+      progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
+      logger: say,
+    });
+  };
+  const evaluate = async (runDir: string, label: string): Promise<Scores> => {
+    // A finished run already captioned with the same decoder: read its scores instead of decoding again.
+    const scoresFile = path.join(runDir, SCORES_DIR, 'nocaps-val.json');
+    const predictionsFile = path.join(runDir, PREDICTIONS_DIR, 'nocaps-val.json');
+    if (!options.force && fs.existsSync(scoresFile) && fs.existsSync(predictionsFile) && readPredictions(runDir, 'nocaps-val').decoder === describeDecoder(recipe.decode)) {
+      return cider(readScores(runDir, 'nocaps-val')?.domains);
+    }
+    say(`captioning nocaps-val with ${label}`);
+    const result = await captionSplit(runDir, nocaps, visual, {
+      split: 'nocaps-val',
+      decode: recipe.decode,
+      progress: options.progress ? (done, total) => options.progress!(`caption ${label}`, done, total) : undefined,
+    });
+    return cider(result.domains);
+  };
+  let pretrainRun: string | undefined;
+  let zeroShot: Scores | undefined;
+  const pretrain = pretrainConfig(recipe, variant, inputs);
+  if (pretrain) {
+    const pre = await trainStage(pretrain);
+    pretrainRun = pre.dir;
+    if (recipe.zeroShot) zeroShot = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`);
+  }
+  const finetune = finetuneConfig(recipe, variant, inputs, pretrainRun);
+  const fine = await trainStage(finetune);
+  const finetuned = await evaluate(fine.dir, finetune.name!);
+  return { label: variant.label, finetuned, ...(zeroShot ? { zeroShot } : {}), ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}), finetuneRun: fine.id };
+}
+
+/** Pairs per pool file. */
+export function poolSizes(inputs: Inputs): Record<string, number> {
+  const pools: Record<string, number> = {};
+  for (const [name, file] of Object.entries(inputs.pools)) pools[name] = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  return pools;
+}
+
+/** Every image the experiment touches: pools, COCO train/val, nocaps val. */
+export async function experimentImageKeys(inputs: Inputs): Promise<string[]> {
+  const keys = new Set<string>();
+  for (const file of Object.values(inputs.pools)) for (const e of await readExamples({ kind: 'tsv', path: file })) keys.add(e.key);
+  for (const file of [inputs.cocoTrain, inputs.cocoVal, inputs.nocapsVal]) for (const img of readEvalImages({ path: file, imageRoot: inputs.imageRoot })) keys.add(img.key);
+  return [...keys];
+}
+
+/** Inputs ready, features extracted once; then the variants, `concurrency` at a time. */
+export async function runVariants(recipe: Recipe, variants: readonly Variant[], options: ExperimentOptions): Promise<VariantsResult> {
+  const inputs = await prepareWorldInputs(recipe, options);
+  const features = featuresOf(recipe, options);
+  const visual = await visualFromSpec(features, { progress: options.progress });
+  const keys = await experimentImageKeys(inputs);
+  (options.say ?? (() => {}))(`visual features (${features.backbone}, ${features.mode}) for ${keys.length} images`);
+  await visual.prepare(keys);
+  const concurrency = options.concurrency ?? 2;
+  const results =
+    concurrency > 1
+      ? await runVariantsInWorkers(recipe, variants, inputs, features, options, concurrency)
+      : await variants.reduce<Promise<ResultRow[]>>(async (acc, v) => [...(await acc), await runVariant(recipe, v, inputs, visual, { ...options, features })], Promise.resolve([]));
+  return { inputs, results };
+}
+
+/** An experiment's measured rows (labelled as the paper's table names them), its inputs and pool sizes. */
+export interface ExperimentResult {
+  config: Recipe;
+  rows: ResultRow[];
+  inputs: Inputs;
+  /** Pairs in each pre-training pool. */
+  pools: Record<string, number>;
+  seconds: number;
+}
+
+/** `runVariants`, then each row relabelled by `display` (the runs keep the variants' labels). */
+export async function runExperiment(recipe: Recipe, variants: readonly Variant[], options: ExperimentOptions, display: (label: string) => string = (l) => l): Promise<ExperimentResult> {
+  const started = Date.now();
+  const { inputs, results } = await runVariants(recipe, variants, options);
+  return { config: recipe, rows: results.map((r) => ({ ...r, label: display(r.label) })), inputs, pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
+}
+
+// ------------------------------------------------------------------ variants in worker threads
+
+interface VariantJob {
+  recipe: Recipe;
+  variant: Variant;
+  inputs: Inputs;
+  features: FeatureSpec;
+  runsRoot?: string;
+  force?: boolean;
+}
+
+type JobMessage = { say: string } | { progress: [string, number, number] } | { log: [string, LogLine] };
+
+/** Worker side: rebuild the visual provider from its spec and run one variant. */
+export async function runVariantJob(job: VariantJob, port: WorkerPort): Promise<ResultRow> {
+  const post = (m: JobMessage) => port.post(m);
+  const visual = await visualFromSpec(job.features);
+  return runVariant(job.recipe, job.variant, job.inputs, visual, {
+    runsRoot: job.runsRoot,
+    force: job.force,
+    features: job.features,
+    concurrency: 1,
+    say: (line) => post({ say: line }),
+    progress: (task, done, total) => post({ progress: [task, done, total] }),
+    onLog: (run, line) => post({ log: [run, line] }),
+  });
+}
+
+async function runInWorker(job: VariantJob, options: ExperimentOptions): Promise<ResultRow> {
+  const worker = startWorker<ResultRow>(__filename, 'runVariantJob', job);
+  worker.onMessage((m: JobMessage) => {
+    if ('say' in m) options.say?.(m.say);
+    else if ('progress' in m) options.progress?.(...m.progress);
+    else if ('log' in m) options.onLog?.(...m.log);
+  });
+  try {
+    return await worker.done;
+  } catch (e) {
+    throw new Error(`${job.variant.label}: ${(e as Error).message}`);
+  } finally {
+    void worker.terminate();
+  }
+}
+
+/** Runs the variants, `concurrency` at a time, each in a worker thread. */
+async function runVariantsInWorkers(recipe: Recipe, variants: readonly Variant[], inputs: Inputs, features: FeatureSpec, options: ExperimentOptions, concurrency: number): Promise<ResultRow[]> {
+  const results: ResultRow[] = new Array(variants.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < variants.length) {
+      const i = next++;
+      results[i] = await runInWorker({ recipe, variant: variants[i]!, inputs, features, runsRoot: options.runsRoot, force: options.force }, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, variants.length)) }, lane));
+  return results;
+}

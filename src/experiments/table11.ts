@@ -1,0 +1,32 @@
+/**
+ * CC12M Table 11: pre-training on CC12M with masked language modelling (MLM) at several masking
+ * rates against plain image captioning (IC), each fine-tuned on COCO and scored on nocaps val.
+ * The IC row is Table 3's `cc12m` row (same label, same runs). No zero-shot evaluation.
+ */
+import { paperNumbers } from '../report/paper';
+import type { Recipe } from './recipe';
+import { scoreRows } from './report';
+import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from './runner';
+
+/** The grid: masking rates (the paper found the highest it tried best). */
+export const TABLE11_RATES = [0.2, 0.4, 0.8];
+
+export function table11Variants(rates: readonly number[] = TABLE11_RATES): Variant[] {
+  return [
+    { label: 'cc12m', sources: ['cc12m'] }, // IC, = Table 3's CC12M row
+    ...rates.map((rate) => ({ label: `mlm@${rate}`, sources: ['cc12m' as const], objectives: { mlm: { weight: 1, rate } } })),
+  ];
+}
+
+/** Rows labelled `IC (cc12m)`, `mlm@<rate>`. */
+export async function runTable11(recipe: Recipe, options: ExperimentOptions, grid: { rates?: readonly number[] } = {}): Promise<ExperimentResult> {
+  return runExperiment({ ...recipe, zeroShot: false }, table11Variants(grid.rates), options, (l) => (l === 'cc12m' ? 'IC (cc12m)' : l));
+}
+
+/** The Table 11 comparison: CIDEr ×100 per domain; the paper's IC and best-MLM (at the highest rate) numbers. */
+export function table11Rows(result: ExperimentResult): Record<string, string | number>[] {
+  const paper = paperNumbers().cc12m.table11_masking;
+  const mlm = result.rows.filter((r) => r.label.startsWith('mlm@'));
+  const highest = mlm[mlm.length - 1];
+  return scoreRows(result.rows, (l) => (l.startsWith('IC') ? String(paper.ic) : l === highest?.label ? `${paper.best_masked_lm_at_highest_rate} (best MLM, highest rate)` : ''));
+}
