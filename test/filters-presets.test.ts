@@ -5,7 +5,7 @@ import * as path from 'path';
 import { after, test } from 'node:test';
 import { loadTagsFile, runPipeline } from '../src/filters/pipeline';
 import { PRESETS, buildStages } from '../src/filters/presets';
-import { Vocabulary } from '../src/filters/text';
+import { WordCounts } from '../src/filters/text';
 import { buildWorld } from '../src/world/build';
 import { runCli } from './helpers';
 
@@ -22,7 +22,7 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   const truth = fs.readFileSync(path.join(world, 'web/truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const results: Record<string, Awaited<ReturnType<typeof runPipeline>>> = {};
   for (const name of ['cc3m', 'cc12m'] as const) {
-    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: Vocabulary.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false });
+    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false });
     results[name] = await runPipeline({ input, out: path.join(dir, name), stages, datasetStages, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')), label: name });
     const r = results[name];
     assert.equal(r.input, 400);
@@ -32,7 +32,7 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   }
   assert.ok(results.cc3m.kept < results.cc12m.kept, `cc3m kept ${results.cc3m.kept}, cc12m ${results.cc12m.kept}`);
   // the text and image–text stages on worker threads give the same files as in-process
-  const pooledBuild = buildStages(PRESETS.cc12m, { vocabulary: Vocabulary.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, workers: 2 });
+  const pooledBuild = buildStages(PRESETS.cc12m, { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, workers: 2 });
   try {
     const pooled = await runPipeline({ input, out: path.join(dir, 'cc12m-pooled'), ...pooledBuild, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')) });
     assert.equal(fs.readFileSync(pooled.files.kept, 'utf8'), fs.readFileSync(results.cc12m.files.kept, 'utf8'));

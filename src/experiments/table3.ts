@@ -11,6 +11,7 @@ import * as path from 'path';
 
 import { DecodeSettings, DECODE_PRESETS, describeDecoder } from '../decode';
 import { filterPool } from '../filters/run';
+import { worldCatalog } from '../world/catalog';
 import { LogLine, PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
 import { readEvalImages, readExamples } from '../train/data';
 import type { ModelSpec } from '../train/models';
@@ -164,6 +165,7 @@ export async function prepareWorldInputs(config: Table3Config, options: Experime
         input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
         out,
         nsfw: config.filters.nsfw,
+        catalog: worldCatalog(),
         workers: Math.max(1, Math.floor(config.filters.workers / both.length)),
         progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
       });
