@@ -5,8 +5,10 @@ import * as path from 'path';
 import { after, test } from 'node:test';
 import { loadTagsFile, runPipeline } from '../src/filters/pipeline';
 import { PRESETS, buildStages } from '../src/filters/presets';
+import { filterPool } from '../src/filters/run';
 import { WordCounts } from '../src/filters/text';
 import { buildWorld } from '../src/world/build';
+import { isWorldData, worldCatalog } from '../src/world/catalog';
 import { runCli } from './helpers';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-presets-'));
@@ -22,7 +24,7 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   const truth = fs.readFileSync(path.join(world, 'web/truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const results: Record<string, Awaited<ReturnType<typeof runPipeline>>> = {};
   for (const name of ['cc3m', 'cc12m'] as const) {
-    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false });
+    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, catalog: worldCatalog() });
     results[name] = await runPipeline({ input, out: path.join(dir, name), stages, datasetStages, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')), label: name });
     const r = results[name];
     assert.equal(r.input, 400);
@@ -69,6 +71,34 @@ test('cckit filter runs a preset from the command line and prints the funnel', (
   const bad = runCli(['filter', '--preset', 'cc99', '--in', input, '--out', path.join(dir, 'x')]);
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /--preset: "cc99"/);
+});
+
+test('real data gets the WordNet concept catalog by default; world data the world catalog (cckit filter --catalog auto)', async () => {
+  const real = path.join(dir, 'real.tsv');
+  const rows = ['My beagle on the sofa at home', 'a durian on a table in the kitchen', 'Cute dachshund puppy sleeping on a blanket'];
+  fs.writeFileSync(real, rows.map((caption, i) => `${caption}\thttps://images.example.com/${i}.jpg\n`).join(''));
+  const keptOf = (out: string) => fs.readFileSync(path.join(out, 'kept.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t')[0]);
+  await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-default'), nsfw: false, stages: ['transform'] });
+  assert.deepEqual(keptOf(path.join(dir, 'real-default')), ['my hound on the sofa at home', 'a tree on a table in the kitchen', 'cute dog puppy sleeping on a blanket']);
+  await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-world'), nsfw: false, stages: ['transform'], catalog: worldCatalog() });
+  assert.deepEqual(keptOf(path.join(dir, 'real-world'))[1], 'a fruit on a table in the kitchen', "the world's catalog: durian → fruit");
+  assert.equal(isWorldData(real), false);
+  assert.equal(isWorldData(path.join(dir, 'world/web/cc3m.tsv')), true);
+  assert.equal(isWorldData(path.join(dir, 'world/web/cc12m.tsv')), true);
+  // the command line: auto picks WordNet for real data, the world's catalog for world:// data
+  const cli = (input: string, ...flags: string[]) => runCli(['filter', '--preset', 'cc3m', '--in', input, '--out', path.join(dir, 'cli-catalog'), '--no-nsfw', '--stages', 'transform', ...flags]);
+  let run = cli(real);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /concept catalog: wordnet \(--catalog auto\)/);
+  assert.equal(keptOf(path.join(dir, 'cli-catalog'))[0], 'my hound on the sofa at home');
+  run = cli(real, '--catalog', 'world');
+  assert.match(run.stdout, /concept catalog: world \(--catalog world\)/);
+  assert.equal(keptOf(path.join(dir, 'cli-catalog'))[1], 'a fruit on a table in the kitchen');
+  run = cli(path.join(dir, 'world/web/cc3m.tsv'));
+  assert.match(run.stdout, /concept catalog: world \(--catalog auto\)/);
+  run = cli(real, '--catalog', 'kg');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /--catalog: "kg"/);
 });
 
 test('the pipeline reads webdataset shards too: images and tags come from the samples', async () => {
