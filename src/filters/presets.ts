@@ -55,7 +55,8 @@ export interface PipelinePreset {
    * over billions of candidates; applied unchanged to a 5k-pair world, "seen ≥ 20 times" would
    * reject nearly every long-tail noun. So the threshold scales with the corpus the vocabulary is
    * built from: max(2, round(threshold × pairs / atPairs)) (src/filters/scale.ts, floor
-   * RARE_WORDS_FLOOR) — never below 2, so words seen once stay rare. cckit's reading; set `scaleRareWords: false` in buildStages to use it unchanged.
+   * RARE_WORDS_FLOOR) — never below 2, so words seen once stay rare. cckit's reading; set
+   * `scaleRareWords: false` in buildStages to use it unchanged.
    */
   rareWordsAtPairs: number;
 }
