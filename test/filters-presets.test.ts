@@ -106,6 +106,8 @@ test('the pipeline reads webdataset shards too: images and tags come from the sa
   await buildWorld({ seed: 9, out: world, sizes: { ...sizes, web: 30 }, render: true, samplesPerShard: 10 });
   const { stages, datasetStages } = buildStages(PRESETS.cc12m, { nsfw: false, only: ['image-text', 'image', 'transform'] });
   const result = await runPipeline({ input: path.join(world, 'shards/web'), out: path.join(dir, 'from-shards'), stages, datasetStages });
+  assert.equal(isWorldData(path.join(world, 'shards/web')), true, 'a world shard folder is world data');
+  assert.equal(isWorldData(dir), false);
   assert.equal(result.input, 30);
   assert.equal(result.kept + result.funnel.rejectedTotal, 30);
   const imageStage = result.funnel.rows().find((s) => s.stage === 'image')!;

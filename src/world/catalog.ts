@@ -46,11 +46,16 @@ export function worldCatalog(concepts: readonly Concept[] = buildConcepts(), lev
 }
 
 /**
- * Whether a TSV (or shard folder) holds the world's data: its first data row has a world:// URL
- * (or a shard folder sits in a world folder, next to world.json). `cckit filter --catalog auto` uses it.
+ * Whether a TSV (or shard folder) holds the world's data: its first data row has a world:// URL,
+ * or a shard folder lies in a world folder (world.json in it or up to two levels above, as in
+ * OUT/shards/web). `cckit filter --catalog auto` uses it.
  */
 export function isWorldData(source: string): boolean {
-  if (fs.statSync(source).isDirectory()) return fs.existsSync(path.join(source, '..', 'world.json')) || fs.existsSync(path.join(source, 'world.json'));
+  if (fs.statSync(source).isDirectory()) {
+    let dir = path.resolve(source);
+    for (let up = 0; up <= 2; up++, dir = path.dirname(dir)) if (fs.existsSync(path.join(dir, 'world.json'))) return true;
+    return false;
+  }
   const fd = fs.openSync(source, 'r');
   try {
     const buffer = Buffer.alloc(64 * 1024);
