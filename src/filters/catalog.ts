@@ -15,7 +15,7 @@
  * take each hypernym's head word ("edible fruit" → "fruit") when it is common (≥ 2 SemCor tags
  * over its noun senses), not too abstract and not the noun itself (src/wordnet/basic-level.ts). `level` picks
  * the k-th such word (default 1: the nearest; clamped to the most general one there is). E.g.
- * WordNet: beagle → 1 "hound", 2 "dog", 3 "animal"; dachshund → 1 "dog".
+ * WordNet: beagle → 1 "hound", 2 "dog", 3 "mammal", 4 "animal"; dachshund → 1 "dog".
  */
 import { wordnet } from '../wordnet';
 import { BASIC_MIN_TAGS, basicLevelWords } from '../wordnet/basic-level';
