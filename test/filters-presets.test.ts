@@ -6,8 +6,10 @@ import { after, test } from 'node:test';
 import { loadTagsFile } from '../src/data/tags';
 import { runPipeline } from '../src/filters/pipeline';
 import { PRESETS, buildStages } from '../src/filters/presets';
-import { Vocabulary } from '../src/filters/text';
+import { filterPool } from '../src/filters/run';
+import { WordCounts } from '../src/filters/text';
 import { buildWorld } from '../src/data/build-world';
+import { isWorldData, worldCatalog } from '../src/world/catalog';
 import { runCli } from './helpers';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-presets-'));
@@ -23,7 +25,7 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   const truth = fs.readFileSync(path.join(world, 'web/truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const results: Record<string, Awaited<ReturnType<typeof runPipeline>>> = {};
   for (const name of ['cc3m', 'cc12m'] as const) {
-    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: Vocabulary.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false });
+    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, catalog: worldCatalog() });
     results[name] = await runPipeline({ input, out: path.join(dir, name), stages, datasetStages, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')), label: name });
     const r = results[name];
     assert.equal(r.input, 400);
@@ -33,7 +35,7 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   }
   assert.ok(results.cc3m.kept < results.cc12m.kept, `cc3m kept ${results.cc3m.kept}, cc12m ${results.cc12m.kept}`);
   // the text and image–text stages on worker threads give the same files as in-process
-  const pooledBuild = buildStages(PRESETS.cc12m, { vocabulary: Vocabulary.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, workers: 2 });
+  const pooledBuild = buildStages(PRESETS.cc12m, { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, workers: 2 });
   try {
     const pooled = await runPipeline({ input, out: path.join(dir, 'cc12m-pooled'), ...pooledBuild, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')) });
     assert.equal(fs.readFileSync(pooled.files.kept, 'utf8'), fs.readFileSync(results.cc12m.files.kept, 'utf8'));
@@ -72,11 +74,41 @@ test('cckit filter runs a preset from the command line and prints the funnel', (
   assert.match(bad.stderr, /--preset: "cc99"/);
 });
 
+test('real data gets the WordNet concept catalog by default; world data the world catalog (cckit filter --catalog auto)', async () => {
+  const real = path.join(dir, 'real.tsv');
+  const rows = ['My beagle on the sofa at home', 'a durian on a table in the kitchen', 'Cute dachshund puppy sleeping on a blanket'];
+  fs.writeFileSync(real, rows.map((caption, i) => `${caption}\thttps://images.example.com/${i}.jpg\n`).join(''));
+  const keptOf = (out: string) => fs.readFileSync(path.join(out, 'kept.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t')[0]);
+  await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-default'), nsfw: false, stages: ['transform'] });
+  assert.deepEqual(keptOf(path.join(dir, 'real-default')), ['my hound on the sofa at home', 'a tree on a table in the kitchen', 'cute dog puppy sleeping on a blanket']);
+  await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-world'), nsfw: false, stages: ['transform'], catalog: worldCatalog() });
+  assert.deepEqual(keptOf(path.join(dir, 'real-world'))[1], 'a fruit on a table in the kitchen', "the world's catalog: durian → fruit");
+  assert.equal(isWorldData(real), false);
+  assert.equal(isWorldData(path.join(dir, 'world/web/cc3m.tsv')), true);
+  assert.equal(isWorldData(path.join(dir, 'world/web/cc12m.tsv')), true);
+  // the command line: auto picks WordNet for real data, the world's catalog for world:// data
+  const cli = (input: string, ...flags: string[]) => runCli(['filter', '--preset', 'cc3m', '--in', input, '--out', path.join(dir, 'cli-catalog'), '--no-nsfw', '--stages', 'transform', ...flags]);
+  let run = cli(real);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /concept catalog: wordnet \(--catalog auto\)/);
+  assert.equal(keptOf(path.join(dir, 'cli-catalog'))[0], 'my hound on the sofa at home');
+  run = cli(real, '--catalog', 'world');
+  assert.match(run.stdout, /concept catalog: world \(--catalog world\)/);
+  assert.equal(keptOf(path.join(dir, 'cli-catalog'))[1], 'a fruit on a table in the kitchen');
+  run = cli(path.join(dir, 'world/web/cc3m.tsv'));
+  assert.match(run.stdout, /concept catalog: world \(--catalog auto\)/);
+  run = cli(real, '--catalog', 'kg');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /--catalog: "kg"/);
+});
+
 test('the pipeline reads webdataset shards too: images and tags come from the samples', async () => {
   const world = path.join(dir, 'rendered');
   await buildWorld({ seed: 9, out: world, sizes: { ...sizes, web: 30 }, render: true, samplesPerShard: 10 });
   const { stages, datasetStages } = buildStages(PRESETS.cc12m, { nsfw: false, only: ['image-text', 'image', 'transform'] });
   const result = await runPipeline({ input: path.join(world, 'shards/web'), out: path.join(dir, 'from-shards'), stages, datasetStages });
+  assert.equal(isWorldData(path.join(world, 'shards/web')), true, 'a world shard folder is world data');
+  assert.equal(isWorldData(dir), false);
   assert.equal(result.input, 30);
   assert.equal(result.kept + result.funnel.rejectedTotal, 30);
   const imageStage = result.funnel.rows().find((s) => s.stage === 'image')!;

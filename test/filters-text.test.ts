@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 
 import { Boilerplate, cropBoilerplate } from '../src/filters/boilerplate';
 import { analyse, countWords, tokenize } from '../src/filters/nlp';
-import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TEXT_REASONS, TextFilter, TextFilterOptions, Vocabulary, textStatistics } from '../src/filters/text';
+import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TEXT_REASONS, TextFilter, TextFilterOptions, WordCounts, textStatistics } from '../src/filters/text';
 import type { Verdict } from '../src/filters/types';
 import { World } from '../src/world/world';
 import { tempFile } from './helpers';
@@ -140,7 +140,7 @@ test('each rejection reason is triggered', () => {
 
 test('rare words: vocabulary counts below 5 (CC3M) / 20 (CC12M) reject; numbers and <PERSON> are exempt', () => {
   const counts = ['a\t1000', 'the\t1000', 'on\t500', 'plate\t300', 'in\t800', 'kitchen\t40', 'mangosteen\t10', 'quiche\t3', 'with\t300', 'attends\t30', 'premiere\t30', 'of\t900', 'film\t60'];
-  const vocabulary = Vocabulary.fromFrequencyText(counts.join('\n') + '\n');
+  const vocabulary = WordCounts.fromFrequencyText(counts.join('\n') + '\n');
   const v3 = new TextFilter(CC3M_TEXT_FILTER, vocabulary);
   const v12 = new TextFilter(CC12M_TEXT_FILTER, vocabulary);
   assert.ok(v3.checksRareWords && v12.checksRareWords && !cc3m.checksRareWords);
@@ -152,8 +152,8 @@ test('rare words: vocabulary counts below 5 (CC3M) / 20 (CC12M) reject; numbers 
   assert.equal(outcome(v12.check('<PERSON> attends the premiere of the film in 2017')), 'keep');
 });
 
-test('Vocabulary: from captions (first pass) and from token<TAB>count files', () => {
-  const v = Vocabulary.fromCaptions(['A dog on a mat.', 'The DOG and <PERSON> in 2017', 'dogs']);
+test('WordCounts: from captions (first pass) and from token<TAB>count files', () => {
+  const v = WordCounts.fromCaptions(['A dog on a mat.', 'The DOG and <PERSON> in 2017', 'dogs']);
   assert.equal(v.count('dog'), 2);
   assert.equal(v.count('Dog'), 2);
   assert.equal(v.count('a'), 2);
@@ -162,13 +162,13 @@ test('Vocabulary: from captions (first pass) and from token<TAB>count files', ()
   assert.equal(v.count('<person>'), 0, 'placeholders are not counted');
   assert.equal(v.count('person'), 0);
   const file = tempFile('vocab.tsv', v.toFrequencyText());
-  const back = Vocabulary.fromFile(file);
+  const back = WordCounts.fromFile(file);
   assert.equal(back.size, v.size);
   assert.equal(back.total, v.total);
   assert.equal(back.count('dog'), 2);
-  assert.equal(Vocabulary.fromFrequencyText('Dog\t3\ndog\t4\r\n\n').count('DOG'), 7, 'case-folded and merged');
-  assert.throws(() => Vocabulary.fromFrequencyText('dog 3\n'), /line 1/);
-  assert.throws(() => Vocabulary.fromFrequencyText('dog\t3\ncat\tmany\n'), /line 2/);
+  assert.equal(WordCounts.fromFrequencyText('Dog\t3\ndog\t4\r\n\n').count('DOG'), 7, 'case-folded and merged');
+  assert.throws(() => WordCounts.fromFrequencyText('dog 3\n'), /line 1/);
+  assert.throws(() => WordCounts.fromFrequencyText('dog\t3\ncat\tmany\n'), /line 2/);
 });
 
 test('async first pass gives the same vocabulary', async () => {
@@ -176,8 +176,8 @@ test('async first pass gives the same vocabulary', async () => {
   async function* source() {
     yield* captions;
   }
-  const v = await Vocabulary.fromCaptionsAsync(source());
-  assert.equal(v.toFrequencyText(), Vocabulary.fromCaptions(captions).toFrequencyText());
+  const v = await WordCounts.fromCaptionsAsync(source());
+  assert.equal(v.toFrequencyText(), WordCounts.fromCaptions(captions).toFrequencyText());
 });
 
 // ---------------------------------------------------------------------------
@@ -261,7 +261,7 @@ test('world alt-text: CC3M keeps fewer of 2,000 captions than CC12M', (t) => {
 
   // with the rare-word check over the vocabulary of the pool being filtered (50k captions, of which
   // the sample is the first 2,000)
-  const vocabulary = Vocabulary.fromCaptions(pool);
+  const vocabulary = WordCounts.fromCaptions(pool);
   const v3 = rate(new TextFilter(CC3M_TEXT_FILTER, vocabulary));
   const v12 = rate(new TextFilter(CC12M_TEXT_FILTER, vocabulary));
   assert.ok(v3 < v12, `CC3M ${v3} < CC12M ${v12}`);

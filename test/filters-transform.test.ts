@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 
 import { findPersons, replacePersons } from '../src/filters/persons';
 import { PERSON_TOKEN } from '../src/text/tokens';
-import { Cc3mTransform, ConceptCounter, RareConceptPruner, conceptsOf, pruneRareConcepts, scaledThreshold } from '../src/filters/transform';
+import { wordnetCatalog } from '../src/wordnet/catalog';
+import { CC3M_CONCEPT_PRUNING } from '../src/filters/presets';
+import { scaledThreshold } from '../src/filters/scale';
+import { Cc3mTransform, ConceptCounter, ConceptPruner, conceptsOf } from '../src/filters/transform';
+import { worldCatalog } from '../src/world/catalog';
 import { World } from '../src/world/world';
 
-const transform = new Cc3mTransform();
+/** The world's catalog (what Table 3 uses on the world's alt-text); real data gets WordNet. */
+const transform = new Cc3mTransform({ catalog: worldCatalog() });
 const out = (caption: string, t: Cc3mTransform = transform): string => {
   const v = t.transform(caption);
   assert.ok(v.keep, `expected "${caption}" to be kept, got ${JSON.stringify(v)}`);
@@ -77,7 +82,37 @@ test('CC3M §3 examples: names → role, dates and locations removed, fine-grain
   assert.equal(out('kumquats in a bowl on the table'), 'fruits in a bowl on the table');
   // COCO concepts are kept under the default 'long-tail' rule
   assert.equal(out('a dog on a table'), 'a dog on a table');
-  assert.equal(out('a durian on a table', new Cc3mTransform({ catalogRule: 'none' })), 'a durian on a table');
+  assert.equal(out('a durian on a table', new Cc3mTransform({ catalog: worldCatalog(), catalogRule: 'none' })), 'a durian on a table');
+});
+
+test('WordNet catalog (the default, for real data): fine-grained nouns → their nearest basic-level hypernym', () => {
+  const wordnet = new Cc3mTransform();
+  assert.equal(wordnet.options.catalog, undefined, 'no catalog given: the transform uses wordnetCatalog()');
+  // a dog breed in real-looking alt-text: WordNet's hypernym, not the world's answer
+  assert.equal(out('Cute dachshund puppy sleeping on a blanket', wordnet), 'cute dog puppy sleeping on a blanket');
+  assert.equal(out('My beagle on the sofa', wordnet), 'my hound on the sofa');
+  assert.equal(out('Two beagles in the garden', wordnet), 'two hounds in the garden');
+  assert.equal(out('Golden retriever puppy running on the grass', wordnet), 'dog puppy running on the grass');
+  assert.equal(out('a labrador retriever plays with a ball on the beach', wordnet), 'a dog plays with a ball on the beach');
+  // common nouns (≥ 2 SemCor tags) are kept under 'long-tail'; 'all' replaces them too
+  assert.equal(out('a dog on a sofa', wordnet), 'a dog on a sofa');
+  assert.equal(out('a terrier on a sofa', wordnet), 'a terrier on a sofa');
+  assert.equal(out('a terrier on a sofa', new Cc3mTransform({ catalogRule: 'all' })), 'a dog on a seat');
+  // the hypernym level is a parameter (CC3M §3 does not say how far up): beagle → hound → dog
+  const c1 = wordnetCatalog();
+  assert.deepEqual(c1.concept('beagle'), { common: false, hypernym: 'hound' });
+  assert.equal(wordnetCatalog({ level: 2 }).concept('beagle')?.hypernym, 'dog');
+  assert.equal(c1.concept('dog')?.common, true);
+  assert.equal(c1.concept('happiness'), undefined, 'abstract nouns are not concepts');
+  assert.equal(c1.concept('paris'), undefined, 'instances are the entity rules’ business');
+  assert.equal(wordnetCatalog(), c1, 'one shared catalog per option set');
+  // the same captions through the world's catalog give the world's answers
+  assert.equal(out('A SITAR ON A TABLE IN TOKYO', wordnet), 'an instrument on a table');
+  assert.equal(out('a durian on a table', wordnet), 'a tree on a table', 'WordNet: first sense of durian is the tree');
+  assert.equal(out('a durian on a table'), 'a fruit on a table', 'world: durian is a fruit');
+  assert.equal(worldCatalog().name, 'world');
+  assert.equal(worldCatalog().concept('durian')?.hypernym, 'fruit');
+  assert.equal(worldCatalog().concept('dog')?.common, true);
 });
 
 test('noun modifiers: numbers, units and proper nouns removed; dates and durations too', () => {
@@ -112,18 +147,26 @@ test('low-count concept pruning: two passes, threshold as a parameter', () => {
   assert.equal(counter.count('dog'), 3);
   assert.equal(counter.count('table'), 3);
   assert.equal(counter.count('sofa'), 1);
-  const verdicts = pruneRareConcepts(captions, 2);
+  const prune = (rule: ConstructorParameters<typeof ConceptPruner>[0]) => {
+    const pruner = new ConceptPruner(rule);
+    captions.forEach((c) => pruner.observe(c));
+    return { pruner, verdicts: captions.map((c) => pruner.check(c)) };
+  };
+  const { verdicts } = prune(2);
   assert.deepEqual(
     verdicts.map((v) => v.keep),
     [true, false, true, true, false],
   );
   assert.deepEqual(verdicts[1], { keep: false, reason: 'prune:rare-concept' });
-  const pruner = new RareConceptPruner(1);
-  captions.forEach((c) => pruner.observe(c));
-  assert.ok(captions.every((c) => pruner.check(c).keep));
-  assert.equal(scaledThreshold(3_318_333), 100);
-  assert.equal(scaledThreshold(331_833), 10);
-  assert.equal(scaledThreshold(1000), 1);
+  assert.ok(prune(1).verdicts.every((v) => v.keep));
+  // the pipeline's rule: 100 at CC3M's 3,318,333 pairs, scaled to the captions observed, floor 1
+  const scaled = (n: number) => scaledThreshold(CC3M_CONCEPT_PRUNING.threshold, n, CC3M_CONCEPT_PRUNING.atPairs, CC3M_CONCEPT_PRUNING.floor);
+  assert.equal(scaled(3_318_333), 100);
+  assert.equal(scaled(331_833), 10);
+  assert.equal(scaled(1000), 1);
+  const p = prune(CC3M_CONCEPT_PRUNING).pruner;
+  assert.equal(p.threshold(), 1, '5 captions: the scaled count rounds to 0, floor 1');
+  assert.equal(scaledThreshold(5, 5000, 3_318_333, 2), 2, 'the rare-word rule at the world size: floor 2');
 });
 
 test('transform over world captions: never throws, keeps most, rejects only with known reasons', () => {

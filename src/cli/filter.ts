@@ -4,6 +4,7 @@ import { overlap } from '../filters/overlap';
 import { PRESETS, STAGE_NAMES, StageName } from '../filters/presets';
 import { PresetName, filterPool } from '../filters/run';
 import { terminalProgress } from '../util/progress';
+import { isWorldData, worldCatalog } from '../world/catalog';
 import { formatTable } from '../report/table';
 import { parseWholeNumber } from './world';
 
@@ -17,6 +18,7 @@ export interface FilterFlags {
   concurrency: string;
   layout: string;
   workers: string;
+  catalog: string;
 }
 
 export async function runFilter(flags: FilterFlags): Promise<void> {
@@ -25,6 +27,8 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
   if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
   const only = flags.stages?.split(',').map((s) => s.trim()) as StageName[] | undefined;
   for (const stage of only ?? []) if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`--stages: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
+  if (!['auto', 'world', 'wordnet'].includes(flags.catalog)) throw new Error(`--catalog: "${flags.catalog}" is not auto, world or wordnet`);
+  const catalog = flags.catalog === 'world' || (flags.catalog === 'auto' && isWorldData(flags.in)) ? worldCatalog() : undefined;
   const preset = PRESETS[flags.preset as PresetName];
   const started = Date.now();
   const progress = terminalProgress();
@@ -38,12 +42,14 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       tags: flags.tags,
       nsfw: flags.nsfw,
       workers: parseWholeNumber('--workers', flags.workers),
+      catalog,
       concurrency: parseWholeNumber('--concurrency', flags.concurrency),
       progress,
     });
     progress.stop();
     const rows = result.funnel.rows().filter((s) => s.in > 0 || s.stage !== 'read');
     console.log(`${preset.name} pipeline over ${flags.in}${result.tagsFile ? ` (tags: ${result.tagsFile})` : ''}${flags.nsfw ? '' : ' (pornography detector off)'}`);
+    if (preset.transform === 'hypernymise') console.log(`concept catalog: ${catalog?.name ?? 'wordnet'} (--catalog ${flags.catalog})`);
     if (result.rareWords !== null) console.log(`rare-word threshold ${result.rareWords} (paper: ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs, scaled to ${result.vocabularyPairs.toLocaleString('en')})`);
     console.log(
       formatTable(

@@ -23,6 +23,7 @@ import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { startWorker, WorkerPort } from '../util/workers';
 import { buildWorld } from '../data/build-world';
+import { worldCatalog } from '../world/catalog';
 import { captionSplit } from './evaluate';
 import { Inputs, Recipe, trainConfigFor } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
@@ -104,6 +105,7 @@ export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOpti
         input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
         out,
         nsfw: recipe.filters.nsfw,
+        catalog: worldCatalog(),
         workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
         progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
       });

@@ -20,9 +20,10 @@
  */
 import winkNLP, { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { PERSON_TOKEN } from '../text/tokens';
 
 /** Special tokens that stay single tokens and are tagged as proper nouns (CC12M §2.2's `<PERSON>`). */
-export const PLACEHOLDERS: readonly string[] = ['<PERSON>'];
+export const PLACEHOLDERS: readonly string[] = [PERSON_TOKEN];
 
 /** What the tagger sees in a placeholder's place: a plain given name (tagged PROPN in any context). */
 export const PLACEHOLDER_STAND_IN = 'John';

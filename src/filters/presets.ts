@@ -18,9 +18,27 @@ import * as path from 'path';
 import { WorkerPool } from '../util/worker-pool';
 import { DatasetStage, PairStage, PooledStages } from './pipeline';
 import type { PairTaskOptions, PooledResult } from './text-task';
-import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TextFilter, TextFilterOptions, Vocabulary } from './text';
-import { Cc3mTransform, ConceptCounter, scaledThreshold } from './transform';
-import { Verdict, keep } from './types';
+import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TextFilter, TextFilterOptions, WordCounts } from './text';
+import type { ConceptCatalog } from '../wordnet/catalog';
+import { scaledThreshold } from './scale';
+import { Cc3mTransform, ConceptPruner, ScaledCount } from './transform';
+import { keep } from './types';
+
+/** CC3M's training pairs (CC12M Table 1: 3,318,333), the corpus CC3M's thresholds were stated for. */
+export const CC3M_PAIRS = 3_318_333;
+
+/** CC12M's pairs (CC12M Table 1: 12,423,374), the corpus CC12M's thresholds were stated for. */
+export const CC12M_PAIRS = 12_423_374;
+
+/**
+ * CC3M §3 (end): "remove all the <image, caption> pairs that contain entities whose class count is
+ * below 100" — 100 at CC3M's 3,318,333 pairs, scaled to the pairs that reach the stage, never
+ * below 1 (at the world's sizes the scaled count rounds to 0, so 1: nothing seen is pruned).
+ */
+export const CC3M_CONCEPT_PRUNING: Readonly<ScaledCount> = { threshold: 100, atPairs: CC3M_PAIRS, floor: 1 };
+
+/** The rare-word threshold's floor once scaled: a word seen once stays rare (see PipelinePreset.rareWordsAtPairs). */
+export const RARE_WORDS_FLOOR = 2;
 
 export const STAGE_NAMES = ['text', 'image-text', 'image', 'transform', 'prune'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];
@@ -30,26 +48,27 @@ export interface PipelinePreset {
   text: Readonly<TextFilterOptions>;
   image: Readonly<ImageFilterOptions>;
   transform: 'hypernymise' | 'person-placeholder';
-  /** CC3M §3: keep a pair only if each of its concepts occurs ≥ threshold times (100 at 3.3M pairs, scaled to the kept set). */
-  conceptPruning: { threshold: number; atPairs: number } | null;
+  /** CC3M §3: keep a pair only if each of its concepts occurs ≥ threshold times (CC3M_CONCEPT_PRUNING). */
+  conceptPruning: Readonly<ScaledCount> | null;
   /**
    * The corpus size at which the text filter's rare-word threshold holds. The papers count words
    * over billions of candidates; applied unchanged to a 5k-pair world, "seen ≥ 20 times" would
    * reject nearly every long-tail noun. So the threshold scales with the corpus the vocabulary is
-   * built from: max(2, round(threshold × pairs / atPairs)) — never below 2, so words seen once
-   * stay rare. cckit's reading; set `scaleRareWords: false` in buildStages to use it unchanged.
+   * built from: max(2, round(threshold × pairs / atPairs)) (src/filters/scale.ts, floor
+   * RARE_WORDS_FLOOR) — never below 2, so words seen once stay rare. cckit's reading; set
+   * `scaleRareWords: false` in buildStages to use it unchanged.
    */
   rareWordsAtPairs: number;
 }
 
 export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
-  cc3m: { name: 'cc3m', text: CC3M_TEXT_FILTER, image: CC3M_IMAGE_FILTER, transform: 'hypernymise', conceptPruning: { threshold: 100, atPairs: 3_318_333 }, rareWordsAtPairs: 3_318_333 },
-  cc12m: { name: 'cc12m', text: CC12M_TEXT_FILTER, image: CC12M_IMAGE_FILTER, transform: 'person-placeholder', conceptPruning: null, rareWordsAtPairs: 12_423_374 },
+  cc3m: { name: 'cc3m', text: CC3M_TEXT_FILTER, image: CC3M_IMAGE_FILTER, transform: 'hypernymise', conceptPruning: CC3M_CONCEPT_PRUNING, rareWordsAtPairs: CC3M_PAIRS },
+  cc12m: { name: 'cc12m', text: CC12M_TEXT_FILTER, image: CC12M_IMAGE_FILTER, transform: 'person-placeholder', conceptPruning: null, rareWordsAtPairs: CC12M_PAIRS },
 };
 
 export interface StageBuildOptions {
   /** Corpus vocabulary for the rare-word checks (built from the input by the caller). */
-  vocabulary?: Vocabulary;
+  vocabulary?: WordCounts;
   /** Captions the vocabulary was counted over (for scaling the rare-word threshold). */
   vocabularyPairs?: number;
   /** Scale the rare-word threshold with the corpus size (default true; see PipelinePreset.rareWordsAtPairs). */
@@ -60,33 +79,15 @@ export interface StageBuildOptions {
   only?: readonly StageName[];
   /** Turn the pornography detector off (faster runs; the funnel notes it in the stage name). */
   nsfw?: boolean;
-}
-
-/** CC3M's concept pruning with its threshold scaled to the number of pairs that reach it. */
-class ScaledConceptPruner implements DatasetStage {
-  readonly name = 'prune';
-  private readonly counter = new ConceptCounter();
-  private threshold: number | undefined;
-  constructor(private readonly paper: { threshold: number; atPairs: number }) {}
-  observe(caption: string): void {
-    this.counter.add(caption);
-  }
-  check(caption: string): Verdict {
-    this.threshold ??= scaledThreshold(this.counter.captions, { threshold: this.paper.threshold, size: this.paper.atPairs });
-    return this.counter.check(caption, this.threshold);
-  }
-}
-
-/** max(2, round(threshold × pairs / atPairs)): the paper's threshold at the corpus size in hand. */
-export function scaledWordFrequency(threshold: number, pairs: number, atPairs: number): number {
-  return Math.max(2, Math.round((threshold * pairs) / atPairs));
+  /** The CC3M hypernymiser's concept catalog (default: WordNet, src/wordnet/catalog.ts; the world's callers pass src/world/catalog.ts worldCatalog()). */
+  catalog?: ConceptCatalog;
 }
 
 /** The preset's text options with the rare-word threshold scaled to the vocabulary's corpus. */
 export function textOptionsFor(preset: PipelinePreset, options: StageBuildOptions): Readonly<TextFilterOptions> {
   const threshold = preset.text.minWordFrequency;
   if (threshold === null || options.scaleRareWords === false || options.vocabularyPairs === undefined) return preset.text;
-  return { ...preset.text, minWordFrequency: scaledWordFrequency(threshold, options.vocabularyPairs, preset.rareWordsAtPairs) };
+  return { ...preset.text, minWordFrequency: scaledThreshold(threshold, options.vocabularyPairs, preset.rareWordsAtPairs, RARE_WORDS_FLOOR) };
 }
 
 /** The preset's stages, in order. */
@@ -125,11 +126,11 @@ export function buildStages(
   }
   if (wanted('transform')) {
     if (preset.transform === 'hypernymise') {
-      const transform = new Cc3mTransform();
+      const transform = new Cc3mTransform({ catalog: options.catalog });
       stages.push({ name: 'transform', check: (pair) => transform.check(pair) });
     } else stages.push({ name: 'transform', check: (pair) => keep(replacePersons(pair.caption)) });
   }
   const datasetStages: DatasetStage[] = [];
-  if (wanted('prune') && preset.conceptPruning) datasetStages.push(new ScaledConceptPruner(preset.conceptPruning));
+  if (wanted('prune') && preset.conceptPruning) datasetStages.push(new ConceptPruner(preset.conceptPruning));
   return { stages, datasetStages, pooled, close: async () => pool?.close() };
 }

@@ -12,7 +12,8 @@ import type { Progress } from '../util/progress';
 import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { PipelineResult, runPipeline } from './pipeline';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './presets';
-import { Vocabulary } from './text';
+import { WordCounts } from './text';
+import type { ConceptCatalog } from '../wordnet/catalog';
 
 export type PresetName = keyof typeof PRESETS;
 
@@ -28,6 +29,8 @@ export interface FilterPoolOptions {
   /** Pornography detector (slow on CPU: ~60 ms per image). */
   nsfw: boolean;
   workers?: number;
+  /** The CC3M hypernymiser's concept catalog (default: WordNet; the world's callers pass src/world/catalog.ts worldCatalog()). */
+  catalog?: ConceptCatalog;
   concurrency?: number;
   progress?: Progress;
 }
@@ -63,8 +66,8 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
       yield caption;
     }
   };
-  const vocabulary = needsVocabulary ? await Vocabulary.fromCaptionsAsync(counted()) : undefined;
-  const buildOptions = { vocabulary, vocabularyPairs, only, nsfw: options.nsfw, workers: options.workers };
+  const vocabulary = needsVocabulary ? await WordCounts.fromCaptionsAsync(counted()) : undefined;
+  const buildOptions = { vocabulary, vocabularyPairs, only, nsfw: options.nsfw, workers: options.workers, catalog: options.catalog };
   const { stages, datasetStages, pooled, close } = buildStages(preset, buildOptions);
   const rareWords = textOptionsFor(preset, buildOptions).minWordFrequency;
   try {

@@ -1,29 +1,10 @@
 /**
- * The CC12M text stage as a worker-thread batch task (src/util/worker-pool.ts): the text filter
- * and the person-name substitution on a batch of captions. The vocabulary travels once per
- * worker as `token<TAB>count` text.
+ * The pipeline's cheap per-pair stages (text filter, image–text overlap) as a worker-thread batch
+ * task (src/util/worker-pool.ts), as src/filters/presets.ts buildStages runs them with `workers`.
+ * The word counts travel once per worker as `token<TAB>count` text.
  */
 import { checkImageText } from './image-text';
-import { replacePersons } from './persons';
-import { PRESETS } from './presets';
-import { TextFilter, TextFilterOptions, Vocabulary } from './text';
-import { Verdict, keep } from './types';
-
-export interface TextTaskOptions {
-  preset: 'cc3m' | 'cc12m';
-  vocabulary?: string;
-  /** Replace person names by <PERSON> on kept captions (CC12M §2.2). */
-  persons: boolean;
-}
-
-export function textTask(options: TextTaskOptions): (captions: string[]) => Verdict[] {
-  const filter = new TextFilter(PRESETS[options.preset].text, options.vocabulary === undefined ? undefined : Vocabulary.fromFrequencyText(options.vocabulary));
-  return (captions) =>
-    captions.map((caption) => {
-      const verdict = filter.check(caption);
-      return verdict.keep && options.persons ? keep(replacePersons(verdict.caption)) : verdict;
-    });
-}
+import { TextFilter, TextFilterOptions, WordCounts } from './text';
 
 /** What the pooled stages decided for one pair: the index of the stage that rejected it (−1: none). */
 export interface PooledResult {
@@ -41,7 +22,7 @@ export interface PairTaskOptions {
 
 /** The cheap per-pair stages that need no image (text, image–text), as a worker batch task. */
 export function pairTask(options: PairTaskOptions): (pairs: { caption: string; tags?: string[] }[]) => PooledResult[] {
-  const vocabulary = options.vocabulary === undefined ? undefined : Vocabulary.fromFrequencyText(options.vocabulary);
+  const vocabulary = options.vocabulary === undefined ? undefined : WordCounts.fromFrequencyText(options.vocabulary);
   const text = options.text ? new TextFilter(options.text, vocabulary) : undefined;
   return (pairs) =>
     pairs.map(({ caption, tags }) => {

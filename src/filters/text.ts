@@ -27,11 +27,11 @@
  * raw text (only person names become `<PERSON>`): that is a text *transformation*, not this stage —
  * this filter never rewrites words, it only crops boilerplate.
  *
- * The vocabulary (check 4). cckit has no Wikipedia counts, so `Vocabulary` is built either
- *   - from the corpus being filtered, in a first streaming pass (`Vocabulary.fromCaptions`); this is
+ * The vocabulary (check 4). cckit has no Wikipedia counts, so `WordCounts` is built either
+ *   - from the corpus being filtered, in a first streaming pass (`WordCounts.fromCaptions`); this is
  *     how test/filters-text.test.ts filters the world, and it is the reading CC12M's wording suggests
  *     (the threshold was raised because the *pool* of text grew), or
- *   - from a word-frequency file, `token<TAB>count` a line (`Vocabulary.fromFile`): use this with
+ *   - from a word-frequency file, `token<TAB>count` a line (`WordCounts.fromFile`): use this with
  *     counts over English Wikipedia to follow CC3M to the letter.
  * A caption is rejected when ANY of its words (tokens with a letter; numbers, punctuation and
  * placeholders are exempt) has a count below `minWordFrequency` (5 for CC3M, 20 for CC12M): this
@@ -179,7 +179,7 @@ export const CC12M_TEXT_FILTER: Readonly<TextFilterOptions> = Object.freeze({
 });
 
 // ---------------------------------------------------------------------------
-// Vocabulary
+// Word counts (the rare-word check's "vocabulary")
 
 /** The vocabulary key of a token, or undefined for tokens the rare-word check exempts. */
 function vocabularyKey(token: Token): string | undefined {
@@ -188,30 +188,31 @@ function vocabularyKey(token: Token): string | undefined {
 
 /**
  * Word-type counts for the rare-word check: lower-cased tokens of wink's tokenizer (the same tokens
- * the filter checks), words with a letter only.
+ * the filter checks), words with a letter only. A counter, not a model vocabulary (that is
+ * src/text/vocab.ts `Vocabulary`).
  */
-export class Vocabulary {
+export class WordCounts {
   private readonly counts = new Map<string, number>();
   /** Tokens counted (sum of all counts). */
   total = 0;
 
   /** A first streaming pass over the corpus to be filtered. */
-  static fromCaptions(captions: Iterable<string>): Vocabulary {
-    const vocabulary = new Vocabulary();
+  static fromCaptions(captions: Iterable<string>): WordCounts {
+    const vocabulary = new WordCounts();
     for (const caption of captions) vocabulary.addCaption(caption);
     return vocabulary;
   }
 
   /** The same over an async source (readTsv rows mapped to captions, a stream of lines …). */
-  static async fromCaptionsAsync(captions: AsyncIterable<string>): Promise<Vocabulary> {
-    const vocabulary = new Vocabulary();
+  static async fromCaptionsAsync(captions: AsyncIterable<string>): Promise<WordCounts> {
+    const vocabulary = new WordCounts();
     for await (const caption of captions) vocabulary.addCaption(caption);
     return vocabulary;
   }
 
   /** `token<TAB>count` lines (e.g. English Wikipedia counts); tokens are lower-cased and merged. */
-  static fromFrequencyText(text: string): Vocabulary {
-    const vocabulary = new Vocabulary();
+  static fromFrequencyText(text: string): WordCounts {
+    const vocabulary = new WordCounts();
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i].replace(/\r$/, '');
@@ -224,8 +225,8 @@ export class Vocabulary {
     return vocabulary;
   }
 
-  static fromFile(file: string): Vocabulary {
-    return Vocabulary.fromFrequencyText(fs.readFileSync(file, 'utf8'));
+  static fromFile(file: string): WordCounts {
+    return WordCounts.fromFrequencyText(fs.readFileSync(file, 'utf8'));
   }
 
   add(token: string, count = 1): void {
@@ -362,10 +363,10 @@ export function textStatistics(analysis: Analysis): TextStatistics {
  */
 export class TextFilter {
   readonly options: Readonly<TextFilterOptions>;
-  readonly vocabulary: Vocabulary | undefined;
+  readonly vocabulary: WordCounts | undefined;
   private readonly boilerplate: Boilerplate | undefined;
 
-  constructor(options: Readonly<TextFilterOptions> = CC12M_TEXT_FILTER, vocabulary?: Vocabulary) {
+  constructor(options: Readonly<TextFilterOptions> = CC12M_TEXT_FILTER, vocabulary?: WordCounts) {
     this.options = options;
     this.vocabulary = vocabulary;
     this.boilerplate = options.boilerplate ? new Boilerplate(options.boilerplateLists ?? DEFAULT_BOILERPLATE) : undefined;

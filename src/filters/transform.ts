@@ -13,10 +13,13 @@
  * durations are found by patterns over the tokens (months, years, weekdays, "10 minutes", …).
  *
  * ## Which nouns are hypernymised (the documented rule)
- *  1. Nouns naming a concept of the world catalog (src/world/concepts.ts; multi-word names such as
- *     "spotted owl" match as one): with `catalogRule: 'long-tail'` (default) the catalog's long-tail
- *     concepts become `hypernymOf(concept, 1)` (durian → fruit, sitar → instrument) and the 80 COCO
- *     concepts are kept (dog stays dog); 'all' hypernymises COCO concepts too; 'none' keeps all.
+ *  1. Nouns naming a concept of the injected concept catalog (src/wordnet/catalog.ts; multi-word
+ *     names such as "spotted owl" match as one): with `catalogRule: 'long-tail'` (default) the
+ *     catalog's fine-grained concepts become their hypernym and its common concepts are kept;
+ *     'all' hypernymises common concepts too; 'none' keeps all. Real data gets the WordNet catalog
+ *     (the default: beagle → hound, dachshund → dog, dog stays dog); the embedded world's callers
+ *     pass the world's catalog (src/world/catalog.ts: durian → fruit, sitar → instrument, the 80
+ *     COCO concepts kept).
  *  2. Any other noun is hypernymised when WordNet says it is fine-grained and rare: its first noun
  *     sense is a concrete thing (lexicographer files animal, artifact, food, plant), a leaf of the
  *     hierarchy (no hyponyms), and its noun senses carry fewer than `rareBelow` SemCor tags (default
@@ -31,12 +34,13 @@
  * entities whose class count is below 100". `ConceptCounter` counts, over a dataset's transformed
  * captions, the concept nouns of each caption (lemmatised nouns, once per caption); a caption is
  * kept when every one of its concepts has a count ≥ the threshold. 100 was for 3.3M pairs;
- * `scaledThreshold(n)` scales it to a dataset of n pairs.
+ * `ConceptPruner` scales it to the pairs that reach the stage (src/filters/scale.ts).
  */
-import { Concept } from '../world/types';
-import { buildConcepts, headWord, hypernymOf, synsetTagCount } from '../world/concepts';
-import { article, plural } from '../world/nouns';
 import { wordnet } from '../wordnet';
+import { article, headWord, plural } from '../wordnet/nouns';
+import { synsetTagCount } from '../wordnet/sense-tags';
+import { ConceptCatalog, wordnetCatalog } from '../wordnet/catalog';
+import { scaledThreshold } from './scale';
 import { analyse, Token } from './nlp';
 import { CandidatePair, Verdict, keep, reject } from './types';
 import { PERSON_TOKEN } from '../text/tokens';
@@ -63,8 +67,8 @@ export interface Cc3mTransformOptions {
   mergeCoordination: boolean;
   /** Lower-case the result (CC3M's captions are lower case). */
   lowercase: boolean;
-  /** The concept catalog for rule 1 (default: the world's default catalog). */
-  catalog?: readonly Concept[];
+  /** The concept catalog for rule 1 (default: `wordnetCatalog()`; the world passes `worldCatalog()`). */
+  catalog?: ConceptCatalog;
 }
 
 export const DEFAULT_CC3M_TRANSFORM: Cc3mTransformOptions = {
@@ -198,20 +202,6 @@ function wordnetHypernym(lemma: string, rareBelow: number): string | null {
   fallbackMemo.set(key, out);
   return out;
 }
-
-/** Catalog names (and COCO names) by lower-case text, longest name length in words. */
-function catalogIndex(concepts: readonly Concept[]): { byName: Map<string, Concept>; longest: number } {
-  const byName = new Map<string, Concept>();
-  let longest = 1;
-  for (const c of concepts) {
-    byName.set(c.name, c);
-    longest = Math.max(longest, c.name.split(' ').length);
-  }
-  for (const c of concepts) if (c.cocoName !== undefined && !byName.has(c.cocoName)) byName.set(c.cocoName, c);
-  return { byName, longest: Math.min(longest, 3) };
-}
-
-const catalogCache = new WeakMap<readonly Concept[], ReturnType<typeof catalogIndex>>();
 
 /** Whether most letters are upper case, or most words are capitalised (no case signal). */
 function noisyCase(text: string): boolean {
@@ -450,18 +440,14 @@ export class Cc3mTransform {
 
   private hypernymise(p: Piece[]): void {
     const o = this.options;
-    const catalog = o.catalog ?? buildConcepts();
-    let index = catalogCache.get(catalog);
-    if (!index) {
-      index = catalogIndex(catalog);
-      catalogCache.set(catalog, index);
-    }
+    const catalog = o.catalog ?? wordnetCatalog();
+    const longest = Math.min(catalog.longestName, 3);
     const live = p.filter((t) => !t.gone);
     for (let i = 0; i < live.length; i++) {
       const t = live[i]!;
       if (t.fixed || !t.isWord || !/^[\p{L}-]+$/u.test(t.lower)) continue;
       let done = false;
-      for (let len = Math.min(index.longest, live.length - i); len >= 1 && !done; len--) {
+      for (let len = Math.min(longest, live.length - i); len >= 1 && !done; len--) {
         const run = live.slice(i, i + len);
         if (run.some((u) => u.fixed || !/^[\p{L}-]+$/u.test(u.lower))) continue;
         const last = run[len - 1]!;
@@ -469,15 +455,15 @@ export class Cc3mTransform {
         const base = nounBase(last.lower);
         const isPlural = base !== last.lower;
         const name = [...run.slice(0, -1).map((u) => u.lower), base].join(' ');
-        const concept = index.byName.get(name);
+        const concept = catalog.concept(name);
         if (concept === undefined) continue;
         done = true;
-        const replace = o.catalogRule === 'all' || (o.catalogRule === 'long-tail' && !concept.coco);
+        const replace = o.catalogRule === 'all' || (o.catalogRule === 'long-tail' && !concept.common);
         if (!replace) {
           run.forEach((u) => (u.fixed = true));
           break;
         }
-        const hyper = hypernymOf(concept, 1);
+        const hyper = concept.hypernym;
         this.put(live, i, len, isPlural ? pluralOf(hyper) : hyper);
       }
       if (done || t.pos !== 'NOUN') continue;
@@ -639,27 +625,35 @@ export class ConceptCounter {
   }
 }
 
-/** CC3M's threshold (100 for its 3.3M pairs) scaled to a dataset of `size` pairs (at least 1). */
-export function scaledThreshold(size: number, paper: { threshold: number; size: number } = { threshold: 100, size: 3_318_333 }): number {
-  return Math.max(1, Math.round((paper.threshold * size) / paper.size));
+/** A pruning threshold stated for the paper's corpus: `threshold` at `atPairs` pairs, never below `floor` once scaled. */
+export interface ScaledCount {
+  threshold: number;
+  atPairs: number;
+  floor: number;
 }
 
-/** A two-pass dataset stage (src/filters/pipeline.ts DatasetStage): observe all, then check each. */
-export class RareConceptPruner {
+/**
+ * CC3M §3's low-count concept pruning as a two-pass dataset stage (src/filters/pipeline.ts
+ * DatasetStage): observe every caption, then check each. The threshold is a fixed count, or the
+ * paper's (src/filters/presets.ts CC3M_CONCEPT_PRUNING) scaled (src/filters/scale.ts) to the
+ * number of captions observed, fixed at the first check. The pipeline and the tests use this one.
+ */
+export class ConceptPruner {
   readonly name = 'prune';
   readonly counter = new ConceptCounter();
-  constructor(readonly threshold: number) {}
+  private fixed: number | undefined;
+  constructor(readonly rule: number | ScaledCount) {}
   observe(caption: string): void {
     this.counter.add(caption);
   }
-  check(caption: string): Verdict {
-    return this.counter.check(caption, this.threshold);
+  /** The count a concept needs (for a scaled rule: at the number of captions observed so far). */
+  threshold(): number {
+    if (this.fixed !== undefined) return this.fixed;
+    const r = this.rule;
+    return typeof r === 'number' ? r : scaledThreshold(r.threshold, this.counter.captions, r.atPairs, r.floor);
   }
-}
-
-/** Both passes over an in-memory list: one verdict per caption. */
-export function pruneRareConcepts(captions: readonly string[], threshold: number): Verdict[] {
-  const pruner = new RareConceptPruner(threshold);
-  for (const c of captions) pruner.observe(c);
-  return captions.map((c) => pruner.check(c));
+  check(caption: string): Verdict {
+    this.fixed ??= this.threshold();
+    return this.counter.check(caption, this.fixed);
+  }
 }

@@ -6,8 +6,9 @@
  * - index.{noun,verb,adj,adv}: lemma → synset ids, parsed on first use of any
  *   lemma/synset query and kept in memory (one Map per part of speech);
  * - morphological exception lists: *.exc files next to the dict files when
- *   present, otherwise the WordNet 3.0 lists embedded in ./exceptions-data.ts
- *   (the npm package does not ship them);
+ *   present, otherwise the WordNet 3.0 lists in ./exceptions-data.ts, generated
+ *   by scripts/wordnet-exceptions.ts from Debian's `wordnet-base` (the npm
+ *   package does not ship them, and no package cckit can install ships 3.1's);
  * - data.{noun,verb,adj,adv}: read lazily, one synset record at a time, by
  *   byte offset (the synset id *is* the offset), with an in-memory cache.
  *   This is what pointer queries (hypernyms, …) use.

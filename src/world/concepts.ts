@@ -61,10 +61,9 @@
  * (handbag → "bag", suitcase → "traveling bag"). `cocoName` keeps COCO's name.
  */
 
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-
-import { wordnet, wordnetDictPath } from '../wordnet';
+import { wordnet } from '../wordnet';
+import { basicLevelWords } from '../wordnet/basic-level';
+import { synsetTagCount } from '../wordnet/sense-tags';
 import { COCO_CATEGORIES } from './coco-categories';
 import type { Concept } from './types';
 
@@ -254,85 +253,9 @@ const CONCRETE_LEX_FILES: ReadonlySet<number> = new Set([5, 6, 13, 20]);
 const MAX_SENSES = 3;
 const COCO_BOOST = 4;
 
-/** Hypernym heads too abstract to serve as a hypernymised name. */
-const ABSTRACT_HEADS: ReadonlySet<string> = new Set([
-  'entity',
-  'physical entity',
-  'abstraction',
-  'object',
-  'whole',
-  'thing',
-  'artifact',
-  'instrumentality',
-  'matter',
-  'substance',
-  'solid',
-  'organism',
-  'being',
-  'living thing',
-  'causal agent',
-  'agent',
-  'chordate',
-  'vertebrate',
-  'placental',
-  'part',
-  'commodity',
-  'article',
-  'ware',
-  'creation',
-  'product',
-  'communication',
-  'unit',
-  'group',
-  'nutriment',
-  'durables',
-  'goods',
-]);
-
 // ------------------------------------------------------------- WordNet side
 
-interface SenseTags {
-  /** SemCor tag count per noun synset id. */
-  bySynset: Map<string, number>;
-  /** SemCor tag count per noun lemma (all senses). */
-  byLemma: Map<string, number>;
-}
-
-let senseTags: SenseTags | null = null;
-
-/** SemCor tag counts from the dict's index.sense (noun senses only; loaded once). */
-function tags(): SenseTags {
-  if (senseTags !== null) return senseTags;
-  const bySynset = new Map<string, number>();
-  const byLemma = new Map<string, number>();
-  const file = path.join(wordnetDictPath(), 'index.sense');
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'latin1') : '';
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const pct = text.indexOf('%', start);
-    // sense_key = lemma%ss_type:lex_filenum:lex_id:head_word:head_id; ss_type 1 = noun
-    if (pct > start && pct < end && text.charCodeAt(pct + 1) === 49 /* '1' */) {
-      const fields = text.slice(start, end).split(' ');
-      const count = Number(fields[3]);
-      if (count > 0) {
-        const id = 'n' + fields[1];
-        bySynset.set(id, (bySynset.get(id) ?? 0) + count);
-        const lemma = text.slice(start, pct);
-        byLemma.set(lemma, (byLemma.get(lemma) ?? 0) + count);
-      }
-    }
-    start = end + 1;
-  }
-  senseTags = { bySynset, byLemma };
-  return senseTags;
-}
-
-/** SemCor tag count of a noun synset (0 when untagged). */
-export function synsetTagCount(id: string): number {
-  return tags().bySynset.get(id) ?? 0;
-}
+export { synsetTagCount } from '../wordnet/sense-tags';
 
 /** FNV-1a 32-bit hash of a string (fixed pseudo-random tie-breaking). */
 export function fnv1a(text: string): number {
@@ -671,35 +594,14 @@ export function conceptByName(name: string, concepts: readonly Concept[] = build
   return map.get(name.trim().toLowerCase().replace(/_/g, ' ').replace(/\s+/g, ' '));
 }
 
-/** The head word of a hypernym name: "edible fruit" → "fruit", "bird of prey" → "bird". */
-export function headWord(name: string): string {
-  const of = name.indexOf(' of ');
-  const core = of >= 0 ? name.slice(0, of) : name;
-  const words = core.split(' ');
-  return words[words.length - 1]!;
-}
-
-/** Minimum SemCor tag count (over all noun senses) for a head word to count as a basic-level word. */
-const BASIC_MIN_TAGS = 2;
+export { headWord } from '../wordnet/nouns';
 
 /**
- * The concept's "basic-level" hypernym names, nearest first: walking up the
- * hypernym chain, each hypernym contributes its head word ("edible fruit" →
- * "fruit") when that word is common (≥ BASIC_MIN_TAGS SemCor tags over its
- * noun senses), not an abstract top-level word (ABSTRACT_HEADS), and differs
- * from the concept name and from the previous entry.
+ * The concept's "basic-level" hypernym names, nearest first (src/wordnet/basic-level.ts): the
+ * common, non-abstract head words of its hypernym chain that differ from its name.
  */
 export function basicHypernyms(concept: Concept): string[] {
-  const out: string[] = [];
-  const byLemma = tags().byLemma;
-  for (const name of concept.hypernyms) {
-    const head = headWord(name);
-    if (ABSTRACT_HEADS.has(name) || ABSTRACT_HEADS.has(head)) continue;
-    if ((byLemma.get(head) ?? 0) < BASIC_MIN_TAGS) continue;
-    if (head === concept.name || out.includes(head)) continue;
-    out.push(head);
-  }
-  return out;
+  return basicLevelWords(concept.name, concept.hypernyms);
 }
 
 /**

@@ -1,37 +1,8 @@
-/** English articles and plurals for concept names (WordNet's exception lists give irregular plurals). */
-import { wordnet } from '../wordnet';
+/** English articles and plurals for concept names (the helpers live in src/wordnet/nouns.ts). */
+import { article } from '../wordnet/nouns';
 
-/** "a" or "an" before a word, by its first letter (good enough for generated captions). */
-export function article(word: string): string {
-  return /^[aeiou]/i.test(word) ? 'an' : 'a';
-}
+export { article, plural } from '../wordnet/nouns';
 
 export function withArticle(phrase: string): string {
   return `${article(phrase)} ${phrase}`;
-}
-
-/** Plurals where WordNet's exception list is missing or lists an unusual form first. */
-const PLURAL_OVERRIDES: Record<string, string> = {
-  person: 'people', bus: 'buses', sheep: 'sheep', fish: 'fish', deer: 'deer', moose: 'moose', bison: 'bison',
-  salmon: 'salmon', trout: 'trout', shrimp: 'shrimp', squid: 'squid', aircraft: 'aircraft', series: 'series',
-};
-
-let irregular: Map<string, string> | undefined;
-
-/** Plural of a (possibly multi-word) noun: the last word is inflected. */
-export function plural(noun: string): string {
-  const words = noun.split(' ');
-  const last = words[words.length - 1];
-  words[words.length - 1] = pluralWord(last);
-  return words.join(' ');
-}
-
-function pluralWord(word: string): string {
-  if (word in PLURAL_OVERRIDES) return PLURAL_OVERRIDES[word];
-  irregular ??= wordnet().irregularPlurals();
-  const known = irregular.get(word);
-  if (known) return known;
-  if (/(s|x|z|ch|sh)$/.test(word)) return word + 'es';
-  if (/[^aeiou]y$/.test(word)) return word.slice(0, -1) + 'ies';
-  return word + 's';
 }
