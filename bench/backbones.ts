@@ -34,7 +34,16 @@ async function main(): Promise<void> {
     await visual.prepare(keys);
     const featureSeconds = (Date.now() - t0) / 1000;
     const r = await runVariant(config, { label: `none-${backbone}`, sources: [] }, inputs, visual, options);
-    rows.push([backbone, mode, String(keys.length), featureSeconds.toFixed(1), r.finetuned.in.toFixed(1), r.finetuned.near.toFixed(1), r.finetuned.out.toFixed(1), r.finetuned.overall.toFixed(1)]);
+    rows.push([
+      backbone,
+      mode,
+      String(keys.length),
+      featureSeconds.toFixed(1),
+      r.finetuned.in.toFixed(1),
+      r.finetuned.near.toFixed(1),
+      r.finetuned.out.toFixed(1),
+      r.finetuned.overall.toFixed(1),
+    ]);
   }
   console.log(`tiny Transformer trained ${steps} steps on COCO-like only, nocaps-val CIDEr (beam 5); features for COCO train/val + nocaps val`);
   console.log(formatTable(['backbone', 'mode', 'images', 'feature s (this run; 0 when cached)', 'in', 'near', 'out', 'overall'], rows));

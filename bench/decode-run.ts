@@ -44,7 +44,10 @@ async function main(): Promise<void> {
       let ms = 0;
       for (let i = 0; i < images.length; i += 50) {
         const chunk = images.slice(i, i + 50);
-        const input = visual.encoderInput(chunk.map((c) => c.key), { wordId: (w) => vocab.idOf(w), training: false });
+        const input = visual.encoderInput(
+          chunk.map((c) => c.key),
+          { wordId: (w) => vocab.idOf(w), training: false },
+        );
         const t0 = performance.now();
         const result = decodeBatch(model, input, s);
         ms += performance.now() - t0;

@@ -93,7 +93,11 @@ export function withEosRamp(model: CaptionModel, slope: number, start = 8): Capt
   return wrapped;
 }
 
-function timeDecoder(bench: BenchModel, decode: (input: EncoderInput) => DecodeResult, options: DecodeBenchOptions): { ms: number; meanLength: number; rowsPerImage: number } {
+function timeDecoder(
+  bench: BenchModel,
+  decode: (input: EncoderInput) => DecodeResult,
+  options: DecodeBenchOptions,
+): { ms: number; meanLength: number; rowsPerImage: number } {
   const batches = Math.ceil(options.images / options.batch);
   const inputs = Array.from({ length: batches }, (_, i) => bench.input(Math.min(options.batch, options.images - i * options.batch), 1000 + i));
   let lengths = 0;
@@ -126,11 +130,16 @@ function timeDecoder(bench: BenchModel, decode: (input: EncoderInput) => DecodeR
 export function benchDecode(bench: BenchModel, options: DecodeBenchOptions): { rows: DecodeBenchRow[]; ratio: number; heuristicRatio: number } {
   const modes: [string, StepDecoder | false | undefined][] = [['', undefined]];
   if (options.fullPrefix) modes.push([' (full prefix)', false]);
-  const decoders: [string, (input: EncoderInput) => DecodeResult][] = modes.flatMap(([label, stepDecoder]): [string, (input: EncoderInput) => DecodeResult][] => [
-    [`greedy${label}`, (input) => greedyDecode(bench.model, input, { maxLen: options.maxLen, stepDecoder })],
-    [`beam 5 α0.6${label}`, (input) => beamSearch(bench.model, input, { beamSize: 5, alpha: 0.6, maxLen: options.maxLen, stepDecoder })],
-    [`beam 5 heuristic stop${label}`, (input) => beamSearch(bench.model, input, { beamSize: 5, alpha: 0.6, maxLen: options.maxLen, stepDecoder, earlyStopping: 'heuristic' })],
-  ]);
+  const decoders: [string, (input: EncoderInput) => DecodeResult][] = modes.flatMap(
+    ([label, stepDecoder]): [string, (input: EncoderInput) => DecodeResult][] => [
+      [`greedy${label}`, (input) => greedyDecode(bench.model, input, { maxLen: options.maxLen, stepDecoder })],
+      [`beam 5 α0.6${label}`, (input) => beamSearch(bench.model, input, { beamSize: 5, alpha: 0.6, maxLen: options.maxLen, stepDecoder })],
+      [
+        `beam 5 heuristic stop${label}`,
+        (input) => beamSearch(bench.model, input, { beamSize: 5, alpha: 0.6, maxLen: options.maxLen, stepDecoder, earlyStopping: 'heuristic' }),
+      ],
+    ],
+  );
   const rows = decoders.map(([decoder, decode]) => {
     const { ms, meanLength, rowsPerImage } = timeDecoder(bench, decode, options);
     return { decoder, imagesPerSec: options.images / (ms / 1000), msPerImage: ms / options.images, meanLength, rowsPerImage };
@@ -180,7 +189,9 @@ async function main(): Promise<void> {
     Number(flag(args, 'visual-dim', '256')),
     Number(flag(args, 'eos-ramp', '0.5')),
   );
-  console.log(`${bench.name} on ${info.name} (${info.threads} thread(s)); ${options.images} images in batches of ${options.batch}, median of ${options.runs} runs, CPU time`);
+  console.log(
+    `${bench.name} on ${info.name} (${info.threads} thread(s)); ${options.images} images in batches of ${options.batch}, median of ${options.runs} runs, CPU time`,
+  );
   const { rows, ratio, heuristicRatio } = benchDecode(bench, options);
   console.log(`${'decoder'.padEnd(36)} images/s   ms/image   mean len   rows/image`);
   for (const r of rows) {

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   const runs = Number(args[1] ?? 3);
   const cacheDir = args[2] ?? '.cckit-cache';
   const info = await initBackend();
-  console.log(`feature extraction on tfjs ${info.name} ${info.version} (${info.threads} thread(s)), ${n} world coco-val images, median of ${runs} runs, images/s`);
+  console.log(
+    `feature extraction on tfjs ${info.name} ${info.version} (${info.threads} thread(s)), ${n} world coco-val images, median of ${runs} runs, images/s`,
+  );
   console.log('backbone                         load s   pixels  backbone   features');
   const refs = Array.from({ length: n }, (_, id) => ({ key: `world://0/coco-val/${id}.jpg` }));
   const source = new ImageSource();
@@ -73,21 +75,29 @@ async function main(): Promise<void> {
     // warm-up
     tf.dispose(backbone.featureMap(batch));
     for (let r = 0; r < runs; r++) {
-      pixelRuns.push(await timed(async () => {
-        for (let i = 0; i < refs.length; i += 8) await Promise.all(refs.slice(i, i + 8).map((ref) => imagePixels(ref, size, source)));
-      }));
-      backboneRuns.push(await timed(async () => {
-        const map = backbone.featureMap(batch);
-        await map.data();
-        map.dispose();
-      }));
-      featureRuns.push(await timed(async () => {
-        for await (const _ of computeFeatures(backbone, refs, { batchSize: 32, source })) void _;
-      }));
+      pixelRuns.push(
+        await timed(async () => {
+          for (let i = 0; i < refs.length; i += 8) await Promise.all(refs.slice(i, i + 8).map((ref) => imagePixels(ref, size, source)));
+        }),
+      );
+      backboneRuns.push(
+        await timed(async () => {
+          const map = backbone.featureMap(batch);
+          await map.data();
+          map.dispose();
+        }),
+      );
+      featureRuns.push(
+        await timed(async () => {
+          for await (const _ of computeFeatures(backbone, refs, { batchSize: 32, source })) void _;
+        }),
+      );
     }
     batch.dispose();
     const rate = (count: number, ms: number) => ((1000 * count) / ms).toFixed(1).padStart(8);
-    console.log(`${backbone.id.padEnd(32)} ${(loadMs / 1000).toFixed(1).padStart(6)} ${rate(n, median(pixelRuns))} ${rate(32, median(backboneRuns))}   ${rate(n, median(featureRuns))}`);
+    console.log(
+      `${backbone.id.padEnd(32)} ${(loadMs / 1000).toFixed(1).padStart(6)} ${rate(n, median(pixelRuns))} ${rate(32, median(backboneRuns))}   ${rate(n, median(featureRuns))}`,
+    );
     backbone.dispose();
   }
 }

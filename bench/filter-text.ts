@@ -65,7 +65,9 @@ async function main(): Promise<void> {
     if (pending) await pending;
   }
   await writer.close();
-  console.log(`generated ${rows.toLocaleString('en')} world alt-texts in ${((performance.now() - t) / 1000).toFixed(1)} s (${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB)`);
+  console.log(
+    `generated ${rows.toLocaleString('en')} world alt-texts in ${((performance.now() - t) / 1000).toFixed(1)} s (${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB)`,
+  );
 
   const all: Row[] = [];
   for await (const row of readTsv(file)) all.push({ caption: row.caption, tags: tags[all.length]! });
@@ -74,7 +76,9 @@ async function main(): Promise<void> {
   console.log(`word-count pass: ${((performance.now() - t) / 1000).toFixed(1)} s, ${counts.size} types`);
   const preset = PRESETS.cc12m;
   const options: StageBuildOptions = { vocabulary: counts, vocabularyPairs: all.length, only: STAGES, nsfw: false };
-  console.log(`stages ${STAGES.join(', ')}; rare-word threshold ${textOptionsFor(preset, options).minWordFrequency} (paper ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs)`);
+  console.log(
+    `stages ${STAGES.join(', ')}; rare-word threshold ${textOptionsFor(preset, options).minWordFrequency} (paper ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs)`,
+  );
 
   const sample = all.slice(0, Math.min(all.length, 100_000));
   const single = buildStages(preset, { ...options, workers: 0 });
@@ -100,8 +104,10 @@ async function main(): Promise<void> {
   for (const batch of inFlight) kept += await batch;
   const seconds = (performance.now() - t) / 1000;
   await pooled.close();
-  console.log(`${workers} worker threads: ${Math.round(all.length / seconds).toLocaleString('en')} captions/s over ${all.length.toLocaleString('en')} (${seconds.toFixed(1)} s, kept ${kept})`);
-  console.log(`at that rate all 12,423,374 CC12M captions take ${((12_423_374 / (all.length / seconds)) / 60).toFixed(1)} min`);
+  console.log(
+    `${workers} worker threads: ${Math.round(all.length / seconds).toLocaleString('en')} captions/s over ${all.length.toLocaleString('en')} (${seconds.toFixed(1)} s, kept ${kept})`,
+  );
+  console.log(`at that rate all 12,423,374 CC12M captions take ${(12_423_374 / (all.length / seconds) / 60).toFixed(1)} min`);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 

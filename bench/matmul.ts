@@ -41,7 +41,12 @@ async function main(): Promise<void> {
   const info = await initBackend({ env: { ...process.env, [BACKEND_ENV_VAR]: 'wasm' } });
   console.log(`matMul ${m}×${k} · ${k}×${n} on ${info.name} ${info.version} (${info.threads} thread(s)), median of ${runs} runs, GFLOP/s`);
   console.log('case        before   after');
-  for (const [transposeA, transposeB] of [[false, false], [true, false], [false, true], [true, true]] as const) {
+  for (const [transposeA, transposeB] of [
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ] as const) {
     restoreOriginalMatMul();
     const before = gflops(m, k, n, transposeA, transposeB, runs);
     useFastMatMul();

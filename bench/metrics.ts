@@ -57,8 +57,12 @@ function time(runs: number, fn: () => void): number[] {
 function main(): void {
   const runs = Number(process.argv[2] ?? 5);
   const { references, candidates, rawCaptions } = makeInput(2021);
-  const tokens = Object.values(references).flat().reduce((n, r) => n + r.split(' ').length, 0);
-  console.log(`input: ${IMAGES} images × ${REFERENCES_PER_IMAGE} references, ${(tokens / (IMAGES * REFERENCES_PER_IMAGE)).toFixed(1)} tokens each; ${runs} runs; node ${process.version}`);
+  const tokens = Object.values(references)
+    .flat()
+    .reduce((n, r) => n + r.split(' ').length, 0);
+  console.log(
+    `input: ${IMAGES} images × ${REFERENCES_PER_IMAGE} references, ${(tokens / (IMAGES * REFERENCES_PER_IMAGE)).toFixed(1)} tokens each; ${runs} runs; node ${process.version}`,
+  );
   const rows: (string | number)[][] = [];
   const measure = (name: string, fn: () => void) => {
     const s = time(runs, fn);

@@ -81,7 +81,7 @@ async function generate(file: string, rows: number, seed: number): Promise<void>
       else if (end < 0.43) caption += '!';
       else if (end < 0.45) caption += ' ...';
       const host = HOSTS[row % HOSTS.length];
-      const url = host.startsWith('world://') ? `${host}/${row}` : `https://${host}/originals/${(row * 2654435761 >>> 0).toString(16)}/${row}.jpg`;
+      const url = host.startsWith('world://') ? `${host}/${row}` : `https://${host}/originals/${((row * 2654435761) >>> 0).toString(16)}/${row}.jpg`;
       const pending = writer.write({ url, caption });
       if (pending) await pending;
     }
@@ -113,13 +113,17 @@ async function compareTokenizers(file: string, limit: number): Promise<void> {
       tokens += list.length;
       for (const t of list) types.add(t);
     }
-    console.log(`  ${name.padEnd(5)} ${(captions.length / seconds).toFixed(0).padStart(9)} captions/s (tokenizing only)  tokens ${tokens}  types ${types.size}`);
+    console.log(
+      `  ${name.padEnd(5)} ${(captions.length / seconds).toFixed(0).padStart(9)} captions/s (tokenizing only)  tokens ${tokens}  types ${types.size}`,
+    );
     return { tokens, types: types.size };
   };
   console.log(`tokenizers on the first ${captions.length} captions:`);
   const fast = measure('fast', fastTokenize);
   const ptb = measure('ptb', (c) => ptbTokenize(c));
-  console.log(`  fast vs ptb: tokens ${(((fast.tokens - ptb.tokens) / ptb.tokens) * 100).toFixed(3)}%, types ${(((fast.types - ptb.types) / ptb.types) * 100).toFixed(3)}%`);
+  console.log(
+    `  fast vs ptb: tokens ${(((fast.tokens - ptb.tokens) / ptb.tokens) * 100).toFixed(3)}%, types ${(((fast.types - ptb.types) / ptb.types) * 100).toFixed(3)}%`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -154,7 +158,9 @@ async function main(): Promise<void> {
     start = performance.now();
     const stats = await tsvStats(file, { tokenizer });
     const seconds = (performance.now() - start) / 1000;
-    console.log(`stats pass (${tokenizer} tokenizer): ${seconds.toFixed(1)} s, ${(rows / seconds).toFixed(0)} rows/s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`);
+    console.log(
+      `stats pass (${tokenizer} tokenizer): ${seconds.toFixed(1)} s, ${(rows / seconds).toFixed(0)} rows/s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`,
+    );
     console.log(
       `  pairs ${stats.pairs.toLocaleString('en-US')}  token/type ${stats.tokenTypeRatio.toFixed(1)} (${stats.tokens} tokens, ${stats.types} types)  ` +
         `length ${formatLength(stats)}  rare ${JSON.stringify(stats.rareWords)}`,

@@ -87,9 +87,21 @@ function syntheticBatch(tf: typeof TF): BatchTensors {
   };
   return {
     input,
-    tokensIn: tf.tensor2d(words.map((w) => [1, ...w.slice(0, -1)]), undefined, 'int32'),
-    targets: tf.tensor2d(words.map((w) => [...w.slice(0, -1), 2]), undefined, 'int32'),
-    captionTokens: tf.tensor2d(words.map((w) => w.slice(0, -1)), undefined, 'int32'),
+    tokensIn: tf.tensor2d(
+      words.map((w) => [1, ...w.slice(0, -1)]),
+      undefined,
+      'int32',
+    ),
+    targets: tf.tensor2d(
+      words.map((w) => [...w.slice(0, -1), 2]),
+      undefined,
+      'int32',
+    ),
+    captionTokens: tf.tensor2d(
+      words.map((w) => w.slice(0, -1)),
+      undefined,
+      'int32',
+    ),
   };
 }
 
@@ -124,10 +136,22 @@ async function timeTfjs(size: TransformerSize, workers: number, steps: number, w
   const params = [...variables.values()].reduce((n, v) => n + v.size, 0);
   const optimizer = new Optimizer(config.optimizer, variables);
   const batch = syntheticBatch(tf);
-  const loss = (t: BatchTensors, parts: Record<string, TF.Scalar>, scales?: Record<string, number>) => objectiveLoss(tf, model, undefined, t, config, parts, scales);
+  const loss = (t: BatchTensors, parts: Record<string, TF.Scalar>, scales?: Record<string, number>) =>
+    objectiveLoss(tf, model, undefined, t, config, parts, scales);
   const replicas =
     workers > 1
-      ? await Replicas.start<BatchTensors, TrainConfig>({ workers, variables, model: config.model, dims, lossConfig: config, lossModule: require.resolve('../src/train/trainer'), lossFactory: 'replicaLoss', backend: backend as 'wasm', loss, counts: objectiveCounts })
+      ? await Replicas.start<BatchTensors, TrainConfig>({
+          workers,
+          variables,
+          model: config.model,
+          dims,
+          lossConfig: config,
+          lossModule: require.resolve('../src/train/trainer'),
+          lossFactory: 'replicaLoss',
+          backend: backend as 'wasm',
+          loss,
+          counts: objectiveCounts,
+        })
       : undefined;
   const timings: StepTiming[] = [];
   const step = async (i: number): Promise<number> => {
@@ -145,7 +169,13 @@ async function timeTfjs(size: TransformerSize, workers: number, steps: number, w
     for (let i = 0; i < steps; i++) times.push(await step(warmup + i));
     if (profile && workers === 1) await profileStep(tf, () => step(warmup + steps));
     const timing = timings.length
-      ? { send: median(timings.map((t) => t.send)), local: median(timings.map((t) => t.local)), wait: median(timings.map((t) => t.wait)), combine: median(timings.map((t) => t.combine)), workers: timings[0]!.workers.map((_, w) => median(timings.map((t) => t.workers[w]!))) }
+      ? {
+          send: median(timings.map((t) => t.send)),
+          local: median(timings.map((t) => t.local)),
+          wait: median(timings.map((t) => t.wait)),
+          combine: median(timings.map((t) => t.combine)),
+          workers: timings[0]!.workers.map((_, w) => median(timings.map((t) => t.workers[w]!))),
+        }
       : undefined;
     return { ms: median(times), times, params, timing };
   } finally {
@@ -193,12 +223,35 @@ function torchScript(): string {
 /** Runs the PyTorch peer; undefined (with the reason printed once) when torch is missing. */
 function timeTorch(size: TransformerSize, threads: number, steps: number, warmup: number): TorchResult | string {
   const python = process.env.CCKIT_PYTHON ?? '/usr/bin/python3';
-  const args = [torchScript(), '--preset', size, '--threads', String(threads), '--steps', String(steps), '--warmup', String(warmup), '--batch', String(BATCH), '--tokens', String(TOKENS), '--positions', String(POSITIONS), '--visual-dim', String(VISUAL_DIM), '--geometry-dim', String(GEOMETRY_DIM), '--vocab', String(VOCAB)];
+  const args = [
+    torchScript(),
+    '--preset',
+    size,
+    '--threads',
+    String(threads),
+    '--steps',
+    String(steps),
+    '--warmup',
+    String(warmup),
+    '--batch',
+    String(BATCH),
+    '--tokens',
+    String(TOKENS),
+    '--positions',
+    String(POSITIONS),
+    '--visual-dim',
+    String(VISUAL_DIM),
+    '--geometry-dim',
+    String(GEOMETRY_DIM),
+    '--vocab',
+    String(VOCAB),
+  ];
   // the thread count is set in the script; keep OpenMP from pinning or spinning beyond it
   const out = spawnSync(python, args, { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: String(threads), MKL_NUM_THREADS: String(threads) } });
   if (out.error) return `${python}: ${out.error.message}`;
   if (out.status !== 0) {
-    if (/No module named ['"]?torch/.test(out.stderr)) return `PyTorch is not installed for ${python} (Debian: apt-get install -y python3-torch); skipping the comparison`;
+    if (/No module named ['"]?torch/.test(out.stderr))
+      return `PyTorch is not installed for ${python} (Debian: apt-get install -y python3-torch); skipping the comparison`;
     return `torch_step.py failed: ${out.stderr.trim().split('\n').slice(-3).join(' | ')}`;
   }
   return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as TorchResult;
@@ -212,23 +265,34 @@ async function main(): Promise<void> {
   const withTorch = !process.argv.includes('--no-torch');
   const profile = process.argv.includes('--profile');
   const info = await initBackend({ logger: () => {} });
-  console.log(`training step: batch ${BATCH}, ${TOKENS} caption tokens, ${POSITIONS} visual positions × ${VISUAL_DIM} (+${GEOMETRY_DIM} geometry), vocabulary ${VOCAB}, IC loss, Adam`);
-  console.log(`tfjs ${info.name} ${info.version} (${info.threads} thread per replica); median of ${steps} steps after ${warmup} warm-up; FLOPs = 3 × Σ 2·m·n·k over the forward matmuls`);
+  console.log(
+    `training step: batch ${BATCH}, ${TOKENS} caption tokens, ${POSITIONS} visual positions × ${VISUAL_DIM} (+${GEOMETRY_DIM} geometry), vocabulary ${VOCAB}, IC loss, Adam`,
+  );
+  console.log(
+    `tfjs ${info.name} ${info.version} (${info.threads} thread per replica); median of ${steps} steps after ${warmup} warm-up; FLOPs = 3 × Σ 2·m·n·k over the forward matmuls`,
+  );
   let torchNote: string | undefined;
   for (const size of presets) {
     const shape = TRANSFORMER_SIZES[size];
     if (!shape) throw new Error(`unknown preset ${size}`);
     const flops = stepFlops(shape);
-    console.log(`\n${size}: d ${shape.dModel}, ffn ${shape.ffn}, ${shape.encoderLayers}+${shape.decoderLayers} layers; ${(flops / 1e9).toFixed(2)} GFLOP per step`);
+    console.log(
+      `\n${size}: d ${shape.dModel}, ffn ${shape.ffn}, ${shape.encoderLayers}+${shape.decoderLayers} layers; ${(flops / 1e9).toFixed(2)} GFLOP per step`,
+    );
     const rows: { label: string; ms: number }[] = [];
     let params = 0;
     for (const workers of workerCounts) {
       const r = await timeTfjs(size, workers, steps, warmup, info.name, profile);
       params = r.params;
       rows.push({ label: `tfjs-${info.name}, ${workers} replica${workers === 1 ? '' : 's'}`, ms: r.ms });
-      console.log(`  ${rows.at(-1)!.label.padEnd(26)} ${r.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / r.ms).toFixed(1).padStart(7)} samples/s ${(flops / r.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   [${r.times.map((t) => t.toFixed(0)).join(' ')}]`);
+      console.log(
+        `  ${rows.at(-1)!.label.padEnd(26)} ${r.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / r.ms).toFixed(1).padStart(7)} samples/s ${(flops / r.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   [${r.times.map((t) => t.toFixed(0)).join(' ')}]`,
+      );
       const t = r.timing;
-      if (t) console.log(`    (medians, ms: send ${t.send.toFixed(0)}, shard 0 here ${t.local.toFixed(0)}, then waiting ${t.wait.toFixed(0)}, combine ${t.combine.toFixed(0)}; worker shards ${t.workers.map((w) => w.toFixed(0)).join(', ')}; the rest is Adam)`);
+      if (t)
+        console.log(
+          `    (medians, ms: send ${t.send.toFixed(0)}, shard 0 here ${t.local.toFixed(0)}, then waiting ${t.wait.toFixed(0)}, combine ${t.combine.toFixed(0)}; worker shards ${t.workers.map((w) => w.toFixed(0)).join(', ')}; the rest is Adam)`,
+        );
     }
     const bestTfjs = Math.min(...rows.map((r) => r.ms));
     if (!withTorch || torchNote) continue;
@@ -240,7 +304,9 @@ async function main(): Promise<void> {
         break;
       }
       if (t.params !== params) console.log(`  WARNING: PyTorch model has ${t.params} parameters, tfjs ${params}`);
-      console.log(`  ${`torch ${t.torch}, ${t.threads} thread${t.threads === 1 ? '' : 's'}`.padEnd(26)} ${t.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / t.ms).toFixed(1).padStart(7)} samples/s ${(flops / t.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   ratio (best tfjs ÷ torch samples/s) ${(t.ms / bestTfjs).toFixed(2)}`);
+      console.log(
+        `  ${`torch ${t.torch}, ${t.threads} thread${t.threads === 1 ? '' : 's'}`.padEnd(26)} ${t.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / t.ms).toFixed(1).padStart(7)} samples/s ${(flops / t.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   ratio (best tfjs ÷ torch samples/s) ${(t.ms / bestTfjs).toFixed(2)}`,
+      );
     }
   }
 }

@@ -10,7 +10,23 @@ import type { CellDiagnostic, ErrorOutput } from './protocol';
 
 const TOKEN = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|[A-Za-z_$][\w$]*|\d+(?:\.\d+)?/g;
 /** Tokens the compiler adds or that carry no information about which line it is. */
-const NOISE = new Set(['exports', 'void', 'Object', 'defineProperty', '__esModule', 'value', 'true', 'tsLastExpr', 'let', 'const', 'var', 'function', 'return', 'await', 'async']);
+const NOISE = new Set([
+  'exports',
+  'void',
+  'Object',
+  'defineProperty',
+  '__esModule',
+  'value',
+  'true',
+  'tsLastExpr',
+  'let',
+  'const',
+  'var',
+  'function',
+  'return',
+  'await',
+  'async',
+]);
 
 function tokens(line: string): Set<string> {
   const out = new Set<string>();
@@ -147,7 +163,7 @@ export function compileError(diags: CellDiagnostic[], cell: string): ErrorOutput
 
 function describe(v: unknown): string {
   try {
-    return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+    return typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   } catch {
     return String(v);
   }

@@ -259,7 +259,9 @@ export class Kernel extends EventEmitter<KernelEvents> {
           type: 'error',
           ename: 'Interrupted',
           evalue: `The cell did not stop within ${this.opts.interruptTimeoutMs} ms; the kernel was restarted and its state lost`,
-          traceback: [`Interrupted: the cell did not stop within ${this.opts.interruptTimeoutMs} ms, so the kernel process was killed and restarted; variables from earlier cells are gone.`],
+          traceback: [
+            `Interrupted: the cell did not stop within ${this.opts.interruptTimeoutMs} ms, so the kernel process was killed and restarted; variables from earlier cells are gone.`,
+          ],
         });
         this.finish('interrupted');
       } else {

@@ -36,7 +36,8 @@ function emit(output: Output): void {
 function captureStream(name: 'stdout' | 'stderr'): void {
   const stream = process[name];
   stream.write = ((chunk: unknown, encoding?: unknown, cb?: unknown): boolean => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    const text =
+      typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     emit({ type: 'stream', name, text });
     const done = typeof encoding === 'function' ? encoding : cb;
     if (typeof done === 'function') process.nextTick(done as () => void);
@@ -211,8 +212,9 @@ process.on('disconnect', () => process.exit(0));
 (globalThis as Record<symbol, unknown>)[Symbol.for(DISPLAY_CHANNEL)] = display;
 // tslab's own `display` (import * as tslab from 'tslab') writes through jupyter.lastWriteDisplayData.
 const jupyter = require('tslab/dist/jupyter') as { lastWriteDisplayData: unknown };
-jupyter.lastWriteDisplayData = (d: { data: Record<string, unknown>; metadata?: Record<string, unknown>; transient?: { display_id?: string } }, update: boolean) =>
-  display({ data: d.data, metadata: d.metadata ?? {}, ...(d.transient?.display_id ? { displayId: d.transient.display_id } : {}), update });
+jupyter.lastWriteDisplayData = (
+  d: { data: Record<string, unknown>; metadata?: Record<string, unknown>; transient?: { display_id?: string } },
+  update: boolean,
+) => display({ data: d.data, metadata: d.metadata ?? {}, ...(d.transient?.display_id ? { displayId: d.transient.display_id } : {}), update });
 const { versions } = require('tslab/dist/public') as { versions: { tslab: string; typescript: string; node: string } };
 send({ type: 'ready', versions });
-

@@ -16,13 +16,24 @@ import sharp from 'sharp';
 const ROOT = '/usr/share/openclipart/svg';
 
 function svgFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? svgFiles(full) : entry.name.endsWith('.svg') ? [full] : [];
-  }).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? svgFiles(full) : entry.name.endsWith('.svg') ? [full] : [];
+    })
+    .sort();
 }
 
-const decode = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim();
+const decode = (text: string) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 function metadata(svg: string): { title: string; description: string; keywords: string[] } {
   const title = decode(/<dc:title>([^<]*)<\/dc:title>/.exec(svg)?.[1] ?? '');
@@ -43,22 +54,28 @@ async function main(): Promise<void> {
   const truth: string[] = [];
   let failed = 0;
   for (let i = 0; i < files.length; i += 4) {
-    await Promise.all(files.slice(i, i + 4).map(async (file, k) => {
-      const svg = fs.readFileSync(file, 'utf8');
-      const { title, description, keywords } = metadata(svg);
-      const caption = (description || title).replace(/[\t\r\n]/g, ' ');
-      if (caption === '') return void failed++;
-      const image = path.join(out, 'images', `${String(i + k).padStart(5, '0')}.jpg`);
-      const safe = svg.replace(/(xlink:)?href\s*=\s*"(?!#|data:)[^"]*"/g, '');
-      try {
-        await sharp(Buffer.from(safe), { limitInputPixels: 50_000_000 }).resize(800, 800, { fit: 'inside' }).flatten({ background: '#ffffff' }).jpeg({ quality: 85 }).toFile(image);
-      } catch {
-        failed++;
-        return;
-      }
-      tsv[i + k] = `${caption}\t${image}`;
-      truth[i + k] = JSON.stringify({ url: image, tags: [...keywords, ...path.relative(ROOT, path.dirname(file)).split(path.sep)], title });
-    }));
+    await Promise.all(
+      files.slice(i, i + 4).map(async (file, k) => {
+        const svg = fs.readFileSync(file, 'utf8');
+        const { title, description, keywords } = metadata(svg);
+        const caption = (description || title).replace(/[\t\r\n]/g, ' ');
+        if (caption === '') return void failed++;
+        const image = path.join(out, 'images', `${String(i + k).padStart(5, '0')}.jpg`);
+        const safe = svg.replace(/(xlink:)?href\s*=\s*"(?!#|data:)[^"]*"/g, '');
+        try {
+          await sharp(Buffer.from(safe), { limitInputPixels: 50_000_000 })
+            .resize(800, 800, { fit: 'inside' })
+            .flatten({ background: '#ffffff' })
+            .jpeg({ quality: 85 })
+            .toFile(image);
+        } catch {
+          failed++;
+          return;
+        }
+        tsv[i + k] = `${caption}\t${image}`;
+        truth[i + k] = JSON.stringify({ url: image, tags: [...keywords, ...path.relative(ROOT, path.dirname(file)).split(path.sep)], title });
+      }),
+    );
     if (i % 400 === 0) process.stderr.write(`${i}/${files.length}\n`);
   }
   fs.writeFileSync(path.join(out, 'openclipart.tsv'), tsv.filter(Boolean).join('\n') + '\n');

@@ -43,13 +43,33 @@ async function main(): Promise<void> {
     const png = await world.render(SPLIT, id);
     const thumb = `thumbs/${id}.jpg`;
     writeFileAtomic(path.join(runDir, thumb), await sharp(png).resize({ width: 160 }).jpeg({ quality: 70 }).toBuffer());
-    items.push({ image_id: id, caption: prediction(img.references, id), references: img.references.slice(0, 5), ...(img.domain ? { domain: img.domain } : {}), thumb, url: img.url });
+    items.push({
+      image_id: id,
+      caption: prediction(img.references, id),
+      references: img.references.slice(0, 5),
+      ...(img.domain ? { domain: img.domain } : {}),
+      thumb,
+      url: img.url,
+    });
   }
-  const cases = items.map((it) => ({ imageId: String(it.image_id), candidate: it.caption, references: it.references!, ...(it.domain ? { domain: it.domain } : {}) }));
+  const cases = items.map((it) => ({
+    imageId: String(it.image_id),
+    candidate: it.caption,
+    references: it.references!,
+    ...(it.domain ? { domain: it.domain } : {}),
+  }));
   const ev = evaluate(cases, { metrics: ['CIDEr', 'BLEU'] });
   for (const it of items) it.scores = { CIDEr: ev.per_image.CIDEr![String(it.image_id)]!, 'BLEU-4': ev.per_image.Bleu_4![String(it.image_id)]! };
   const byDomain = evaluateByDomain(cases, { metrics: ['CIDEr'] });
-  const info: RunInfo = { id: RUN, name: 'sample predictions (fixture)', status: 'done', config: { fixture: true, world: { seed: 7 }, split: SPLIT }, backend: 'none', created: CREATED, updated: CREATED };
+  const info: RunInfo = {
+    id: RUN,
+    name: 'sample predictions (fixture)',
+    status: 'done',
+    config: { fixture: true, world: { seed: 7 }, split: SPLIT },
+    backend: 'none',
+    created: CREATED,
+    updated: CREATED,
+  };
   const preds: PredictionsFile = { version: 1, run: RUN, split: SPLIT, decoder: 'fixture', created: CREATED, items };
   const scores: ScoresFile = {
     version: 1,

@@ -22,7 +22,7 @@ const FILES = [
   ['ADV_EXC', 'adv.exc'],
 ] as const;
 
-const DEFAULT_SOURCE = "Princeton WordNet 3.0 as packaged by Debian\n * (`wordnet-base` 1:3.0-37, /usr/share/wordnet/*.exc)";
+const DEFAULT_SOURCE = 'Princeton WordNet 3.0 as packaged by Debian\n * (`wordnet-base` 1:3.0-37, /usr/share/wordnet/*.exc)';
 
 const LICENSE = ` * WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.
  *

@@ -22,7 +22,16 @@ export { LstmCaptioner, LSTM_SIZES } from './models/lstm';
 export { MatchingModel } from './models/matching';
 export { captionSplit } from './experiments/evaluate';
 export { RECIPES, TABLE3_SOURCES, trainConfigFor, type Recipe, type StageRecipe, type Inputs } from './experiments/recipe';
-export { runVariants, runVariant, runExperiment, prepareWorldInputs, type Variant, type ResultRow, type ExperimentResult, type ExperimentOptions } from './experiments/runner';
+export {
+  runVariants,
+  runVariant,
+  runExperiment,
+  prepareWorldInputs,
+  type Variant,
+  type ResultRow,
+  type ExperimentResult,
+  type ExperimentOptions,
+} from './experiments/runner';
 export { runTable3, table3Rows, formatTable3, type Table3Result } from './experiments/table3';
 export { runTable11, table11Rows, TABLE11_RATES } from './experiments/table11';
 export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/table12';

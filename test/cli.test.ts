@@ -41,19 +41,29 @@ test('--metrics selects metric families or single metrics', () => {
 });
 
 test('COCO results with nocaps annotations, per domain', () => {
-  const annotations = tempFile('ann.json', JSON.stringify({
-    images: [{ id: 1, domain: 'in-domain' }, { id: 2, domain: 'out-domain' }, { id: 3, domain: 'out-domain' }],
-    annotations: [
-      { image_id: 1, caption: 'A dog runs on the grass.' },
-      { image_id: 2, caption: 'A red car parked by the road.' },
-      { image_id: 3, caption: 'Two birds sit in a tree.' },
-    ],
-  }));
-  const results = tempFile('res.json', JSON.stringify([
-    { image_id: 1, caption: 'A dog on the grass.' },
-    { image_id: 2, caption: 'A red car.' },
-    { image_id: 3, caption: 'Birds in a tree.' },
-  ]));
+  const annotations = tempFile(
+    'ann.json',
+    JSON.stringify({
+      images: [
+        { id: 1, domain: 'in-domain' },
+        { id: 2, domain: 'out-domain' },
+        { id: 3, domain: 'out-domain' },
+      ],
+      annotations: [
+        { image_id: 1, caption: 'A dog runs on the grass.' },
+        { image_id: 2, caption: 'A red car parked by the road.' },
+        { image_id: 3, caption: 'Two birds sit in a tree.' },
+      ],
+    }),
+  );
+  const results = tempFile(
+    'res.json',
+    JSON.stringify([
+      { image_id: 1, caption: 'A dog on the grass.' },
+      { image_id: 2, caption: 'A red car.' },
+      { image_id: 3, caption: 'Birds in a tree.' },
+    ]),
+  );
   const run = runCli(['score', '--results', results, '--annotations', annotations, '--by-domain', '--metrics', 'bleu,cider']);
   assert.equal(run.status, 0, run.stderr);
   const output = JSON.parse(run.stdout);
@@ -64,7 +74,15 @@ test('COCO results with nocaps annotations, per domain', () => {
 });
 
 test('retrieval prints recall both ways', () => {
-  const file = tempFile('sim.json', JSON.stringify({ similarity: [[0.9, 0.1], [0.2, 0.8]] }));
+  const file = tempFile(
+    'sim.json',
+    JSON.stringify({
+      similarity: [
+        [0.9, 0.1],
+        [0.2, 0.8],
+      ],
+    }),
+  );
   const run = runCli(['retrieval', '--similarity', file]);
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout).image_to_text, { 'R@1': 1, 'R@5': 1, 'R@10': 1 });
@@ -79,7 +97,8 @@ test('the demo (main job) prints the golden comparison and the per-domain table'
 });
 
 test('the built library loads with require() (CommonJS), as a tslab notebook cell needs', () => {
-  const script = "const cckit = require('.'); const r = cckit.metrics.evaluate([{ imageId: 'a', references: ['a dog'], candidate: 'a dog' }], { metrics: ['bleu'] }); console.log(JSON.stringify(r.corpus))";
+  const script =
+    "const cckit = require('.'); const r = cckit.metrics.evaluate([{ imageId: 'a', references: ['a dog'], candidate: 'a dog' }], { metrics: ['bleu'] }); console.log(JSON.stringify(r.corpus))";
   const run = spawnSync(process.execPath, ['-e', script], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   assert.ok(JSON.parse(run.stdout).Bleu_1 > 0.99);

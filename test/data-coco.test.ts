@@ -21,7 +21,11 @@ test('COCO caption annotations + results are read back by the metrics loaders', 
   const dir = tempDir();
   const annotations = path.join(dir, 'captions.json');
   const results = path.join(dir, 'results.json');
-  const written = writeCocoCaptions(annotations, IMAGES.map(({ domain: _, ...image }) => image), { info: { description: 'test' } });
+  const written = writeCocoCaptions(
+    annotations,
+    IMAGES.map(({ domain: _, ...image }) => image),
+    { info: { description: 'test' } },
+  );
   writeCocoResults(results, [
     { image_id: 12, caption: 'a fruit' },
     { image_id: 7, caption: 'a dog' },
@@ -29,8 +33,21 @@ test('COCO caption annotations + results are read back by the metrics loaders', 
   const data = readJsonFile(annotations) as typeof written;
   assert.deepEqual(data.info, { description: 'test' });
   assert.deepEqual(data.images[0], { id: 7, file_name: 'img00007.jpg', width: 640, height: 480 });
-  assert.deepEqual(data.annotations.map((a) => [a.id, a.image_id]), [[1, 7], [2, 7], [3, 12], [4, 3], [5, 3], [6, 3]]);
-  assert.deepEqual(readJsonFile(results), [{ image_id: 12, caption: 'a fruit' }, { image_id: 7, caption: 'a dog' }]);
+  assert.deepEqual(
+    data.annotations.map((a) => [a.id, a.image_id]),
+    [
+      [1, 7],
+      [2, 7],
+      [3, 12],
+      [4, 3],
+      [5, 3],
+      [6, 3],
+    ],
+  );
+  assert.deepEqual(readJsonFile(results), [
+    { image_id: 12, caption: 'a fruit' },
+    { image_id: 7, caption: 'a dog' },
+  ]);
 
   const { cases, unpredicted } = loadCocoResults(results, annotations);
   assert.deepEqual(cases, [
@@ -46,12 +63,28 @@ test('nocaps annotations: domains written as in-domain/near-domain/out-domain an
   const annotations = path.join(dir, 'nocaps_val.json');
   const results = path.join(dir, 'results.json');
   writeNocapsCaptions(annotations, IMAGES);
-  writeCocoResults(results, IMAGES.map((image) => ({ image_id: image.id, caption: image.captions[0] })));
+  writeCocoResults(
+    results,
+    IMAGES.map((image) => ({ image_id: image.id, caption: image.captions[0] })),
+  );
   const data = readJsonFile(annotations) as { images: { domain: string }[] };
-  assert.deepEqual(data.images.map((image) => image.domain), ['in-domain', 'near-domain', 'out-domain']);
+  assert.deepEqual(
+    data.images.map((image) => image.domain),
+    ['in-domain', 'near-domain', 'out-domain'],
+  );
   const { cases } = loadCocoResults(results, annotations);
-  assert.deepEqual(cases.map((c) => [c.imageId, c.domain, c.references.length]), [['7', 'in', 2], ['12', 'near', 1], ['3', 'out', 3]]);
-  assert.deepEqual(readCocoCaptions(annotations), IMAGES.map((image) => ({ ...image, domain: `${image.domain!.replace(/-domain$/, '')}-domain` })));
+  assert.deepEqual(
+    cases.map((c) => [c.imageId, c.domain, c.references.length]),
+    [
+      ['7', 'in', 2],
+      ['12', 'near', 1],
+      ['3', 'out', 3],
+    ],
+  );
+  assert.deepEqual(
+    readCocoCaptions(annotations),
+    IMAGES.map((image) => ({ ...image, domain: `${image.domain!.replace(/-domain$/, '')}-domain` })),
+  );
 });
 
 test('COCO writers: invalid input names the file and position, and nothing is written', () => {
@@ -66,9 +99,19 @@ test('COCO writers: invalid input names the file and position, and nothing is wr
     });
   expectError(() => writeCocoCaptions(file, [IMAGES[0], { ...IMAGES[1], id: 7 }]), /images\[1\] \(id 7\): duplicate id/);
   expectError(() => writeCocoCaptions(file, [{ ...IMAGES[0], width: 0 }]), /images\[0\] \(id 7\): width and height must be positive integers/);
-  expectError(() => writeCocoCaptions(file, [{ ...IMAGES[0], captions: ['ok', ''] }]), /images\[0\] \(id 7\) captions\[1\]: caption must be a non-empty string/);
+  expectError(
+    () => writeCocoCaptions(file, [{ ...IMAGES[0], captions: ['ok', ''] }]),
+    /images\[0\] \(id 7\) captions\[1\]: caption must be a non-empty string/,
+  );
   expectError(() => writeNocapsCaptions(file, [IMAGES[0], { ...IMAGES[1], domain: undefined }]), /images\[1\] \(id 12\): nocaps annotations need a domain/);
   expectError(() => writeNocapsCaptions(file, [{ ...IMAGES[0], domain: 'far' as 'in' }]), /unknown domain "far"/);
-  expectError(() => writeCocoResults(file, [{ image_id: 1, caption: 'a' }, { image_id: 1, caption: 'b' }]), /\[1\] \(image_id 1\): a second caption for the same image/);
+  expectError(
+    () =>
+      writeCocoResults(file, [
+        { image_id: 1, caption: 'a' },
+        { image_id: 1, caption: 'b' },
+      ]),
+    /\[1\] \(image_id 1\): a second caption for the same image/,
+  );
   assert.deepEqual(fs.readdirSync(dir), []);
 });

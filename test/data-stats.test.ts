@@ -74,13 +74,63 @@ test('stats: malformed rows throw with file and line, or are counted as rejects'
 
 test('fast tokenizer: PTB-like splits', () => {
   assert.deepEqual(fastTokenize("A dog's life: don't run, it's 3.5 miles from the U.S. border!"), [
-    'a', 'dog', "'s", 'life', ':', 'do', "n't", 'run', ',', 'it', "'s", '3.5', 'miles', 'from', 'the', 'u.s.', 'border', '!',
+    'a',
+    'dog',
+    "'s",
+    'life',
+    ':',
+    'do',
+    "n't",
+    'run',
+    ',',
+    'it',
+    "'s",
+    '3.5',
+    'miles',
+    'from',
+    'the',
+    'u.s.',
+    'border',
+    '!',
   ]);
-  assert.deepEqual(fastTokenize('Actor <PERSON> attends "Pokemon" (2019)...'), ['actor', '<PERSON>', 'attends', '``', 'pokemon', "''", '-lrb-', '2019', '-rrb-', '...']);
+  assert.deepEqual(fastTokenize('Actor <PERSON> attends "Pokemon" (2019)...'), [
+    'actor',
+    '<PERSON>',
+    'attends',
+    '``',
+    'pokemon',
+    "''",
+    '-lrb-',
+    '2019',
+    '-rrb-',
+    '...',
+  ]);
   assert.deepEqual(fastTokenize("well-known chef's quiche -- 1,000 calories?! o'neill we'll 24/7"), [
-    'well-known', 'chef', "'s", 'quiche', '--', '1,000', 'calories', '?!', "o'neill", 'we', "'ll", '24/7',
+    'well-known',
+    'chef',
+    "'s",
+    'quiche',
+    '--',
+    '1,000',
+    'calories',
+    '?!',
+    "o'neill",
+    'we',
+    "'ll",
+    '24/7',
   ]);
-  assert.deepEqual(fastTokenize('Mangosteen — isolated… “fresh”  players’ café'), ['mangosteen', '--', 'isolated', '...', '``', 'fresh', "''", 'players', "'", 'café']);
+  assert.deepEqual(fastTokenize('Mangosteen — isolated… “fresh”  players’ café'), [
+    'mangosteen',
+    '--',
+    'isolated',
+    '...',
+    '``',
+    'fresh',
+    "''",
+    'players',
+    "'",
+    'café',
+  ]);
   assert.deepEqual(fastTokenize("<PERSON>'s (young) friend's"), ['<PERSON>', "'s", '-lrb-', 'young', '-rrb-', 'friend', "'s"]);
   assert.deepEqual(fastTokenize('   '), []);
 });

@@ -78,7 +78,10 @@ test('TSV auto-detection: by the URL-looking column; an undecidable file names i
   assert.equal(await detectTsvLayout(cc3m), 'caption-url');
   const neither = path.join(dir, 'neither.tsv');
   fs.writeFileSync(neither, 'one\ttwo\nthree\tfour\n');
-  await assert.rejects(collect(readTsv(neither)), (err: Error) => err instanceof TsvError && err.message.startsWith(`${neither}: cannot tell the column order`));
+  await assert.rejects(
+    collect(readTsv(neither)),
+    (err: Error) => err instanceof TsvError && err.message.startsWith(`${neither}: cannot tell the column order`),
+  );
   assert.equal((await collect(readTsv(neither, { layout: 'caption-url' }))).length, 2);
 });
 

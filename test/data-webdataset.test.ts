@@ -64,7 +64,14 @@ async function sampleRows(): Promise<ShardRow[]> {
     else if (i === 6) rows.push({ kind: 'failure', url: 'https://x/6.jpg', caption: 'tiny', status: 'failed_to_resize', error: 'image too small' });
     else {
       const ext = formats[i % 3];
-      rows.push({ kind: 'success', image: await image(ext, 10 + i, 20 + i, i * 30), imageExt: ext, caption: `caption ${i}: a durian\twith “quotes”`, url: `https://x/${i}.${ext}`, meta: { world_id: i } });
+      rows.push({
+        kind: 'success',
+        image: await image(ext, 10 + i, 20 + i, i * 30),
+        imageExt: ext,
+        caption: `caption ${i}: a durian\twith “quotes”`,
+        url: `https://x/${i}.${ext}`,
+        meta: { world_id: i },
+      });
     }
   }
   return rows;
@@ -77,14 +84,23 @@ test('webdataset shards: write, read back identical samples, keys and stats', as
   const shards = await writeShards(dir, rows, { samplesPerShard: 3, now: () => (clock += 250) });
   assert.deepEqual(shards, ['00000', '00001', '00002']);
   assert.deepEqual(fs.readdirSync(dir).sort(), [
-    '00000.tar', '00000_meta.jsonl', '00000_stats.json',
-    '00001.tar', '00001_meta.jsonl', '00001_stats.json',
-    '00002.tar', '00002_meta.jsonl', '00002_stats.json',
+    '00000.tar',
+    '00000_meta.jsonl',
+    '00000_stats.json',
+    '00001.tar',
+    '00001_meta.jsonl',
+    '00001_stats.json',
+    '00002.tar',
+    '00002_meta.jsonl',
+    '00002_stats.json',
   ]);
 
   // keys: 10^ceil(log10(3)) * shard + index, padded to 5 + 1 digits; failures use up their index
   const samples = await collect(readSamples(dir));
-  assert.deepEqual(samples.map((s) => s.key), ['000000', '000001', '000010', '000011', '000012', '000021']);
+  assert.deepEqual(
+    samples.map((s) => s.key),
+    ['000000', '000001', '000010', '000011', '000012', '000021'],
+  );
   const successes = rows.filter((r): r is Extract<ShardRow, { kind: 'success' }> => r.kind === 'success');
   samples.forEach((sample, i) => {
     const row = successes[i];
@@ -120,12 +136,19 @@ test('webdataset shards: write, read back identical samples, keys and stats', as
   assert.deepEqual(stats2.status_dict, { success: 1, 'image too small': 1 });
 
   // the parquet stand-in: every row, failures included
-  const meta = fs.readFileSync(path.join(dir, '00000_meta.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  assert.deepEqual(meta.map((m) => [m.key, m.status, m.error_message]), [
-    ['000000', 'success', null],
-    ['000001', 'success', null],
-    ['000002', 'failed_to_download', 'HTTP Error 404: Not Found'],
-  ]);
+  const meta = fs
+    .readFileSync(path.join(dir, '00000_meta.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    meta.map((m) => [m.key, m.status, m.error_message]),
+    [
+      ['000000', 'success', null],
+      ['000001', 'success', null],
+      ['000002', 'failed_to_download', 'HTTP Error 404: Not Found'],
+    ],
+  );
 });
 
 test('webdataset shards are standard tars: tar -tf, tar -xO and tar-stream agree', async () => {
@@ -135,9 +158,15 @@ test('webdataset shards are standard tars: tar -tf, tar -xO and tar-stream agree
   const listing = spawnSync('tar', ['-tf', tarFile], { encoding: 'utf8' });
   assert.equal(listing.status, 0, listing.stderr);
   assert.deepEqual(listing.stdout.trim().split('\n'), [
-    '000010.jpg', '000010.txt', '000010.json',
-    '000011.png', '000011.txt', '000011.json',
-    '000012.gif', '000012.txt', '000012.json',
+    '000010.jpg',
+    '000010.txt',
+    '000010.json',
+    '000011.png',
+    '000011.txt',
+    '000011.json',
+    '000012.gif',
+    '000012.txt',
+    '000012.json',
   ]);
   const caption = spawnSync('tar', ['-xOf', tarFile, '000011.txt'], { encoding: 'utf8' });
   assert.equal(caption.stdout, 'caption 4: a durian\twith “quotes”');
@@ -190,7 +219,14 @@ test('reader: members grouped by key; a key that comes back is an error naming t
   const pack = tar.pack();
   const out = fs.createWriteStream(file);
   pack.pipe(out);
-  for (const [name, text] of [['a.jpg', 'A'], ['a.txt', 'cap a'], ['b.txt', 'cap b'], ['b.jpg', 'B'], ['a.json', '{}']]) pack.entry({ name }, text);
+  for (const [name, text] of [
+    ['a.jpg', 'A'],
+    ['a.txt', 'cap a'],
+    ['b.txt', 'cap b'],
+    ['b.jpg', 'B'],
+    ['a.json', '{}'],
+  ])
+    pack.entry({ name }, text);
   pack.finalize();
   await new Promise<void>((resolve) => out.on('close', () => resolve()));
   const seen: string[] = [];
@@ -215,19 +251,31 @@ test('img2dataset "files" layout: numbered folders of KEY.jpg, KEY.txt, KEY.json
     fs.mkdirSync(path.join(dir, shard), { recursive: true });
     fs.writeFileSync(path.join(dir, shard, `${key}.jpg`), await image('jpg', 8, 6, key.length));
     fs.writeFileSync(path.join(dir, shard, `${key}.txt`), caption);
-    fs.writeFileSync(path.join(dir, shard, `${key}.json`), JSON.stringify({ url: `https://x/${key}`, caption, key, status: 'success', error_message: null, width: 8, height: 6 }, null, 4));
+    fs.writeFileSync(
+      path.join(dir, shard, `${key}.json`),
+      JSON.stringify({ url: `https://x/${key}`, caption, key, status: 'success', error_message: null, width: 8, height: 6 }, null, 4),
+    );
   }
   fs.writeFileSync(path.join(dir, '00000_stats.json'), JSON.stringify({ count: 2, successes: 2 }));
   fs.writeFileSync(path.join(dir, '00000.parquet'), 'PAR1');
   const raw = await collect(readFilesLayout(dir));
-  assert.deepEqual(raw.map((r) => [r.key, Object.keys(r.files).sort().join(',')]), [
-    ['000000000', 'jpg,json,txt'],
-    ['000000001', 'jpg,json,txt'],
-    ['000010000', 'jpg,json,txt'],
-  ]);
+  assert.deepEqual(
+    raw.map((r) => [r.key, Object.keys(r.files).sort().join(',')]),
+    [
+      ['000000000', 'jpg,json,txt'],
+      ['000000001', 'jpg,json,txt'],
+      ['000010000', 'jpg,json,txt'],
+    ],
+  );
   const samples = await collect(readSamples(dir));
-  assert.deepEqual(samples.map((s) => s.caption), ['first', 'second', 'third']);
-  assert.deepEqual(samples.map((s) => s.json.key), ['000000000', '000000001', '000010000']);
+  assert.deepEqual(
+    samples.map((s) => s.caption),
+    ['first', 'second', 'third'],
+  );
+  assert.deepEqual(
+    samples.map((s) => s.json.key),
+    ['000000000', '000000001', '000010000'],
+  );
   assert.deepEqual(imageSize(samples[0].image), { width: 8, height: 6 });
   assert.equal(samples[2].source, path.join(dir, '00001'));
 });

@@ -11,15 +11,7 @@ import { loadCocoResults } from '../src/metrics/inputs';
 import { readPredictions, readScores } from '../src/runs/layout';
 import { toCocoResults, toNocapsSubmission, writeCocoResults, writeNocapsSubmission } from '../src/data/coco';
 import { captionFromIds } from '../src/text/vocab';
-import {
-  captionImages,
-  CaptionedImage,
-  casesFromPredictions,
-  DECODE_PRESETS,
-  decodeBatch,
-  evaluateRun,
-  scoreCases,
-} from '../src/decode';
+import { captionImages, CaptionedImage, casesFromPredictions, DECODE_PRESETS, decodeBatch, evaluateRun, scoreCases } from '../src/decode';
 import { NgramCaptionModel } from './fixtures/ngram-model';
 import { formatEvalTable, runEval } from '../src/cli/eval';
 import { PACKAGE_ROOT } from '../src/paths';
@@ -46,7 +38,12 @@ test('token ids → caption: PAD/BOS/MASK dropped, <PERSON> kept, EOS ends it; a
   assert.equal(captionFromIds([], vocab), '');
   assert.equal(captionFromIds([3, 7, 4], vocab), '<unk> dog');
   const real = new Vocabulary([...words.slice(0, 5), '<PERSON>', 'a', 'dog', 'on', 'grass'], 1);
-  for (const ids of [[BOS_ID, 5, 8, 6, 9, EOS_ID, PAD_ID], [6, 4, 7, EOS_ID, 8], [3, 9]]) assert.equal(captionFromIds(ids, real), real.decode(ids));
+  for (const ids of [
+    [BOS_ID, 5, 8, 6, 9, EOS_ID, PAD_ID],
+    [6, 4, 7, EOS_ID, 8],
+    [3, 9],
+  ])
+    assert.equal(captionFromIds(ids, real), real.decode(ids));
 });
 
 test('COCO results and nocaps submission writers', () => {
@@ -153,7 +150,10 @@ test('cckit eval gives evaluate’s numbers (COCO-shaped and nocaps-shaped fixtu
   assert.match(lines[1], /^metric\s+in\s+near\s+out\s+overall$/);
   const cider = lines[3].split(/\s+/);
   assert.equal(cider[0], 'CIDEr');
-  assert.deepEqual(cider.slice(1).map(Number), ['in', 'near', 'out', 'entire'].map((d) => Number(byDomain[d].corpus.CIDEr.toFixed(3))));
+  assert.deepEqual(
+    cider.slice(1).map(Number),
+    ['in', 'near', 'out', 'entire'].map((d) => Number(byDomain[d].corpus.CIDEr.toFixed(3))),
+  );
   assert.match(formatEvalTable({ images: 1, corpus: { CIDEr: 1.23456 } }).split('\n')[2], /^CIDEr\s+1\.235$/);
 
   // --run writes the layout

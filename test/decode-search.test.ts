@@ -147,7 +147,12 @@ test('a wide enough beam finds the best length-normalised caption (exhaustive en
   // V = 8: EOS, UNK and 5..7 may be generated (PAD, BOS, MASK are banned): 4 words + EOS per step
   const model = new NgramCaptionModel({ vocabSize: 8, seed: 9, scale: 1, eosSlope: 0.2, eosOffset: -1 });
   const input = model.randomInput(4, 4);
-  for (const [alpha, minLen] of [[0.6, 0], [0, 0], [2, 0], [0.6, 2]]) {
+  for (const [alpha, minLen] of [
+    [0.6, 0],
+    [0, 0],
+    [2, 0],
+    [0.6, 2],
+  ]) {
     const maxLen = 4;
     const beam = beamSearch(model, input, { beamSize: 64, alpha, maxLen, minLen });
     for (let b = 0; b < 4; b++) {
@@ -265,7 +270,10 @@ test('rows decoded: finished images leave the batch', () => {
   const longest = Math.max(...greedy.tokens.map((t) => t.length)) + 1;
   assert.ok(greedy.steps <= longest);
   // each image pays for its own steps only (its caption plus EOS, or maxLen)
-  assert.equal(greedy.rowsDecoded, greedy.tokens.reduce((n, t) => n + Math.min(t.length + 1, 36), 0));
+  assert.equal(
+    greedy.rowsDecoded,
+    greedy.tokens.reduce((n, t) => n + Math.min(t.length + 1, 36), 0),
+  );
   const beam = beamSearch(model, input, { beamSize: 5, alpha: 0.6, maxLen: 36 });
   assert.ok(beam.rowsDecoded < 16 * 5 * beam.steps, `${beam.rowsDecoded} rows in ${beam.steps} steps`);
   disposeInput(input);

@@ -29,7 +29,10 @@ function input(): EncoderInput {
     [1, 1, 1, 1, 0],
   ];
   return {
-    visual: tf.tensor3d(lcgValues(4 * 5 * 12, 8).map((x) => x * 2), [4, 5, 12]),
+    visual: tf.tensor3d(
+      lcgValues(4 * 5 * 12, 8).map((x) => x * 2),
+      [4, 5, 12],
+    ),
     visualMask: tf.tensor2d(mask),
   };
 }
@@ -55,13 +58,25 @@ test('the Transformer’s incremental step gives decode’s last-position logits
       const encoded = model.encode(x);
       let state = model.startIncremental(encoded);
       for (let t = 0; t < tokens.length; t++) {
-        const out = model.step(state, tf.tensor1d(rows.map((r) => r[t]), 'int32'), 1);
+        const out = model.step(
+          state,
+          tf.tensor1d(
+            rows.map((r) => r[t]),
+            'int32',
+          ),
+          1,
+        );
         state = out.state;
-        const prefix = tf.tensor2d(rows.map((r) => r.slice(0, t + 1)), [4, t + 1], 'int32');
+        const prefix = tf.tensor2d(
+          rows.map((r) => r.slice(0, t + 1)),
+          [4, t + 1],
+          'int32',
+        );
         const full = model.decode(encoded, prefix).slice([0, t, 0], [4, 1, V]).reshape([4, V]);
         const a = out.logits.arraySync() as number[][];
         const b = full.arraySync() as number[][];
-        for (let r = 0; r < 4; r++) for (let v = 0; v < V; v++) assert.ok(Math.abs(a[r][v] - b[r][v]) < 1e-4, `tie ${tie}, step ${t}, row ${r}, token ${v}: ${a[r][v]} vs ${b[r][v]}`);
+        for (let r = 0; r < 4; r++)
+          for (let v = 0; v < V; v++) assert.ok(Math.abs(a[r][v] - b[r][v]) < 1e-4, `tie ${tie}, step ${t}, row ${r}, token ${v}: ${a[r][v]} vs ${b[r][v]}`);
         assert.deepEqual(argmaxRows(a), argmaxRows(b), `tie ${tie}, step ${t}`);
       }
     });

@@ -25,7 +25,12 @@ const inputs: Inputs = {
   nocapsVal: `${world}/nocaps/nocaps_val.json`,
 };
 
-const digest = (config: TrainConfig): string => crypto.createHash('sha256').update(canonicalJson(portableConfig(config))).digest('hex').slice(0, 16);
+const digest = (config: TrainConfig): string =>
+  crypto
+    .createHash('sha256')
+    .update(canonicalJson(portableConfig(config)))
+    .digest('hex')
+    .slice(0, 16);
 
 /** Run name → digest of every config the variants train (the pre-training run's folder named after its run name). */
 function digests(recipe: Recipe, variants: readonly Variant[]): Record<string, string> {
@@ -83,9 +88,12 @@ test("Table 11 and Fig. 6: the notebook's former variants, the same runs (IC / 1
   });
 });
 
-test('Table 12: IC is Table 3\'s cc12m row; IC+MOC and IC+VLM change only the pre-training objectives', () => {
+test("Table 12: IC is Table 3's cc12m row; IC+MOC and IC+VLM change only the pre-training objectives", () => {
   const variants = table12Variants();
-  assert.deepEqual(variants.map((v) => v.label), ['cc12m', 'ic+moc', 'ic+vlm']);
+  assert.deepEqual(
+    variants.map((v) => v.label),
+    ['cc12m', 'ic+moc', 'ic+vlm'],
+  );
   const ic = pretrainConfig(RECIPES.tiny, variants[0]!, inputs)!;
   assert.equal(digest(ic), '51a639fa3317b26f');
   for (const v of variants.slice(1)) {

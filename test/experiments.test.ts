@@ -55,7 +55,8 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
 
   // The same run through the CLI: caption 30 nocaps images (greedy), then score the file with `cckit eval`.
   const out = path.join(runsRoot, 'preds.json');
-  const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT });
   const caption = cli('caption', '--ckpt', runDir, '--in', inputs.nocapsVal, '--out', out, '--decode', 'greedy', '--limit', '30', '--format', 'nocaps');
   assert.equal(caption.status, 0, caption.stderr);
   const written = JSON.parse(fs.readFileSync(out, 'utf8')) as { image_id: number; caption: string }[];
@@ -70,7 +71,8 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
 test('cckit train and table3 reject bad input with a clear message', () => {
   const bad = path.join(runsRoot, 'bad.json');
   fs.writeFileSync(bad, JSON.stringify({ name: 'x' }));
-  const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT });
   const train = cli('train', '--config', bad);
   assert.equal(train.status, 1);
   assert.match(train.stderr, /bad\.json: a train config needs "features"/);

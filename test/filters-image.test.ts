@@ -338,9 +338,11 @@ test('nsfw: NSFWJS loads offline and scores world images as safe', async (t) => 
   const stats = filter.stats();
   assert.ok(stats.nsfw);
   assert.equal(stats.nsfw.images, 8);
-  t.diagnostic(`backend ${stats.nsfw.backend}; load ${stats.nsfw.loadMs.toFixed(0)} ms; ` +
-    `inference ${stats.nsfw.meanMs.toFixed(1)} ms/image; decode ${stats.decodeMeanMs.toFixed(1)} ms/image; ` +
-    `max score ${Math.max(...scores).toFixed(4)}`);
+  t.diagnostic(
+    `backend ${stats.nsfw.backend}; load ${stats.nsfw.loadMs.toFixed(0)} ms; ` +
+      `inference ${stats.nsfw.meanMs.toFixed(1)} ms/image; decode ${stats.decodeMeanMs.toFixed(1)} ms/image; ` +
+      `max score ${Math.max(...scores).toFixed(4)}`,
+  );
 
   // probabilities of the five classes sum to one; the score is porn + hentai
   const rgb = new Uint8Array(224 * 224 * 3).fill(127);

@@ -69,16 +69,36 @@ test('pipeline: every row kept or rejected with a reason, bad lines included, or
   assert.equal(result.input, 6);
   assert.equal(result.kept + result.funnel.rejectedTotal, 6);
   assert.equal(fs.readFileSync(result.files.kept, 'utf8'), 'http://x/1.jpg\tA DURIAN ON A TABLE\n');
-  const rejects = fs.readFileSync(result.files.rejects, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(rejects.map((r) => [r.line, r.stage, r.reason.split(':').slice(0, 2).join(':')]).sort(), [
-    [2, 'image-text', 'image-text:no-match'],
-    [3, 'read', 'input:expected 2 tab-separated columns, found 1'],
-    [4, 'prune', 'prune:rare'],
-    [5, 'read', 'input:empty caption'],
-    [6, 'length', 'text:length'],
-  ].sort());
-  const funnel = fs.readFileSync(result.files.funnel, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(funnel.map((s) => [s.stage, s.in, s.out]), [['read', 6, 4], ['length', 4, 3], ['image-text', 3, 2], ['upper', 2, 2], ['prune', 2, 1]]);
+  const rejects = fs
+    .readFileSync(result.files.rejects, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    rejects.map((r) => [r.line, r.stage, r.reason.split(':').slice(0, 2).join(':')]).sort(),
+    [
+      [2, 'image-text', 'image-text:no-match'],
+      [3, 'read', 'input:expected 2 tab-separated columns, found 1'],
+      [4, 'prune', 'prune:rare'],
+      [5, 'read', 'input:empty caption'],
+      [6, 'length', 'text:length'],
+    ].sort(),
+  );
+  const funnel = fs
+    .readFileSync(result.files.funnel, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    funnel.map((s) => [s.stage, s.in, s.out]),
+    [
+      ['read', 6, 4],
+      ['length', 4, 3],
+      ['image-text', 3, 2],
+      ['upper', 2, 2],
+      ['prune', 2, 1],
+    ],
+  );
 });
 
 test('overlap by normalised URL across opposite column orders', async () => {
@@ -97,17 +117,27 @@ test('overlap by normalised URL across opposite column orders', async () => {
 test('bad input rows are rejected with a reason and the run goes on', async () => {
   const input = path.join(dir, 'bad.tsv');
   const good = Buffer.from('http://x/1.jpg\tA durian on a table\n');
-  fs.writeFileSync(input, Buffer.concat([
-    good,
-    Buffer.from('http://x/2.jpg\tA caf\xff\xfe on a table\n', 'latin1'),
-    Buffer.from('http://x/3.jpg\tA nul\0byte\n'),
-    Buffer.from('http://x/4.jpg\t' + 'x'.repeat(10 * 1024 * 1024) + '\n'),
-    Buffer.from('only-one-column\n'),
-    good,
-  ]));
+  fs.writeFileSync(
+    input,
+    Buffer.concat([
+      good,
+      Buffer.from('http://x/2.jpg\tA caf\xff\xfe on a table\n', 'latin1'),
+      Buffer.from('http://x/3.jpg\tA nul\0byte\n'),
+      Buffer.from('http://x/4.jpg\t' + 'x'.repeat(10 * 1024 * 1024) + '\n'),
+      Buffer.from('only-one-column\n'),
+      good,
+    ]),
+  );
   const result = await runPipeline({ input, out: path.join(dir, 'bad-out'), layout: 'url-caption', stages: [{ name: 'pass', check: (p) => keep(p.caption) }] });
   assert.equal(result.input, 6);
   assert.equal(result.kept, 2);
-  const reasons = fs.readFileSync(result.files.rejects, 'utf8').trim().split('\n').map((l) => JSON.parse(l).reason);
-  assert.deepEqual(reasons.map((r: string) => r.split(' ')[0]), ['input:invalid-utf8', 'input:nul-byte', 'input:too-long', 'input:expected']);
+  const reasons = fs
+    .readFileSync(result.files.rejects, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).reason);
+  assert.deepEqual(
+    reasons.map((r: string) => r.split(' ')[0]),
+    ['input:invalid-utf8', 'input:nul-byte', 'input:too-long', 'input:expected'],
+  );
 });

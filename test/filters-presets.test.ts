@@ -21,12 +21,32 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   const world = path.join(dir, 'world');
   await buildWorld({ seed: 4, out: world, sizes });
   const input = path.join(world, 'web/cc12m.tsv');
-  const captions = fs.readFileSync(input, 'utf8').trim().split('\n').map((l) => l.split('\t')[1]);
-  const truth = fs.readFileSync(path.join(world, 'web/truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const captions = fs
+    .readFileSync(input, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t')[1]);
+  const truth = fs
+    .readFileSync(path.join(world, 'web/truth.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const results: Record<string, Awaited<ReturnType<typeof runPipeline>>> = {};
   for (const name of ['cc3m', 'cc12m'] as const) {
-    const { stages, datasetStages } = buildStages(PRESETS[name], { vocabulary: WordCounts.fromCaptions(captions), vocabularyPairs: captions.length, nsfw: false, catalog: worldCatalog() });
-    results[name] = await runPipeline({ input, out: path.join(dir, name), stages, datasetStages, tags: loadTagsFile(path.join(world, 'web/truth.jsonl')), label: name });
+    const { stages, datasetStages } = buildStages(PRESETS[name], {
+      vocabulary: WordCounts.fromCaptions(captions),
+      vocabularyPairs: captions.length,
+      nsfw: false,
+      catalog: worldCatalog(),
+    });
+    results[name] = await runPipeline({
+      input,
+      out: path.join(dir, name),
+      stages,
+      datasetStages,
+      tags: loadTagsFile(path.join(world, 'web/truth.jsonl')),
+      label: name,
+    });
     const r = results[name];
     assert.equal(r.input, 400);
     assert.equal(r.kept + r.funnel.rejectedTotal, 400, `${name}: every row kept or rejected`);
@@ -45,7 +65,11 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   }
   assert.ok(results.cc12m.kept > 0);
   // CC12M: kept captions whose source named a person now say <PERSON> instead
-  const kept = fs.readFileSync(results.cc12m.files.kept, 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const kept = fs
+    .readFileSync(results.cc12m.files.kept, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const byUrl = new Map(truth.map((t: { url: string }) => [t.url, t]));
   let withPerson = 0;
   for (const [url, caption] of kept) {
@@ -59,7 +83,10 @@ test('both presets over a small world: funnel invariant, CC3M stricter, CC12M ke
   assert.ok(withPerson > 0, 'some kept captions named a person');
   // the image stage saw real image bytes: PNG/GIF/small/wide web images were rejected
   const imageStage = results.cc12m.funnel.rows().find((s) => s.stage === 'image')!;
-  assert.ok(Object.keys(imageStage.rejected).some((r) => r.startsWith('image:format')), JSON.stringify(imageStage.rejected));
+  assert.ok(
+    Object.keys(imageStage.rejected).some((r) => r.startsWith('image:format')),
+    JSON.stringify(imageStage.rejected),
+  );
 });
 
 test('cckit filter runs a preset from the command line and prints the funnel', () => {
@@ -78,16 +105,26 @@ test('real data gets the WordNet concept catalog by default; world data the worl
   const real = path.join(dir, 'real.tsv');
   const rows = ['My beagle on the sofa at home', 'a durian on a table in the kitchen', 'Cute dachshund puppy sleeping on a blanket'];
   fs.writeFileSync(real, rows.map((caption, i) => `${caption}\thttps://images.example.com/${i}.jpg\n`).join(''));
-  const keptOf = (out: string) => fs.readFileSync(path.join(out, 'kept.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t')[0]);
+  const keptOf = (out: string) =>
+    fs
+      .readFileSync(path.join(out, 'kept.tsv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0]);
   await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-default'), nsfw: false, stages: ['transform'] });
-  assert.deepEqual(keptOf(path.join(dir, 'real-default')), ['my hound on the sofa at home', 'a tree on a table in the kitchen', 'cute dog puppy sleeping on a blanket']);
+  assert.deepEqual(keptOf(path.join(dir, 'real-default')), [
+    'my hound on the sofa at home',
+    'a tree on a table in the kitchen',
+    'cute dog puppy sleeping on a blanket',
+  ]);
   await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-world'), nsfw: false, stages: ['transform'], catalog: worldCatalog() });
   assert.deepEqual(keptOf(path.join(dir, 'real-world'))[1], 'a fruit on a table in the kitchen', "the world's catalog: durian → fruit");
   assert.equal(isWorldData(real), false);
   assert.equal(isWorldData(path.join(dir, 'world/web/cc3m.tsv')), true);
   assert.equal(isWorldData(path.join(dir, 'world/web/cc12m.tsv')), true);
   // the command line: auto picks WordNet for real data, the world's catalog for world:// data
-  const cli = (input: string, ...flags: string[]) => runCli(['filter', '--preset', 'cc3m', '--in', input, '--out', path.join(dir, 'cli-catalog'), '--no-nsfw', '--stages', 'transform', ...flags]);
+  const cli = (input: string, ...flags: string[]) =>
+    runCli(['filter', '--preset', 'cc3m', '--in', input, '--out', path.join(dir, 'cli-catalog'), '--no-nsfw', '--stages', 'transform', ...flags]);
   let run = cli(real);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /concept catalog: wordnet \(--catalog auto\)/);
@@ -115,5 +152,8 @@ test('the pipeline reads webdataset shards too: images and tags come from the sa
   assert.ok(imageStage.in > 0 && imageStage.out > 0);
   assert.ok(!Object.keys(imageStage.rejected).some((r) => r.startsWith('download')), 'no image was fetched: the shard held it');
   const kept = fs.readFileSync(result.files.kept, 'utf8').trim().split('\n');
-  assert.ok(kept.every((line) => line.startsWith('world://9/web/')), 'kept pairs keep their source URL');
+  assert.ok(
+    kept.every((line) => line.startsWith('world://9/web/')),
+    'kept pairs keep their source URL',
+  );
 });

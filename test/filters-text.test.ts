@@ -33,10 +33,19 @@ test('analyse: <PERSON> stays one PROPN token, with offsets into the caption', (
   );
   // touching placeholders are still separate single tokens; other angle brackets are left alone
   const b = analyse('<PERSON><PERSON> at a <b> tag');
-  assert.deepEqual(b.tokens.filter((t) => t.isPlaceholder).map((t) => [t.start, t.end]), [[0, 8], [8, 16]]);
+  assert.deepEqual(
+    b.tokens.filter((t) => t.isPlaceholder).map((t) => [t.start, t.end]),
+    [
+      [0, 8],
+      [8, 16],
+    ],
+  );
   assert.ok(b.tokens.some((t) => t.text === '<'));
   // the tokenize-only path splits the same way
-  assert.deepEqual(tokenize(caption).tokens.map((t) => t.text), a.tokens.map((t) => t.text));
+  assert.deepEqual(
+    tokenize(caption).tokens.map((t) => t.text),
+    a.tokens.map((t) => t.text),
+  );
 });
 
 test('analyse: POS tags, lemmas and flags', () => {
@@ -84,7 +93,15 @@ test('boilerplate: CC3M §3 prefixes and suffixes are cropped, the rest kept', (
 });
 
 test('boilerplate: texts beginning/ending with reject patterns, or only boilerplate, are rejected', () => {
-  for (const input of ['Embedded image permalink', 'PROFILE PHOTO', 'Profile photo of a man', 'A man in his profile photo', 'Image not found', 'No image available.', 'Stock photo: image not found']) {
+  for (const input of [
+    'Embedded image permalink',
+    'PROFILE PHOTO',
+    'Profile photo of a man',
+    'A man in his profile photo',
+    'Image not found',
+    'No image available.',
+    'Stock photo: image not found',
+  ]) {
     const r = cropBoilerplate(input);
     assert.equal(r.keep, false, input);
   }
@@ -139,7 +156,21 @@ test('each rejection reason is triggered', () => {
 });
 
 test('rare words: vocabulary counts below 5 (CC3M) / 20 (CC12M) reject; numbers and <PERSON> are exempt', () => {
-  const counts = ['a\t1000', 'the\t1000', 'on\t500', 'plate\t300', 'in\t800', 'kitchen\t40', 'mangosteen\t10', 'quiche\t3', 'with\t300', 'attends\t30', 'premiere\t30', 'of\t900', 'film\t60'];
+  const counts = [
+    'a\t1000',
+    'the\t1000',
+    'on\t500',
+    'plate\t300',
+    'in\t800',
+    'kitchen\t40',
+    'mangosteen\t10',
+    'quiche\t3',
+    'with\t300',
+    'attends\t30',
+    'premiere\t30',
+    'of\t900',
+    'film\t60',
+  ];
   const vocabulary = WordCounts.fromFrequencyText(counts.join('\n') + '\n');
   const v3 = new TextFilter(CC3M_TEXT_FILTER, vocabulary);
   const v12 = new TextFilter(CC12M_TEXT_FILTER, vocabulary);
@@ -256,7 +287,10 @@ test('world alt-text: CC3M keeps fewer of 2,000 captions than CC12M', (t) => {
   const k12 = sample.map((c) => cc12m.check(c).keep);
   const r3 = k3.filter(Boolean).length / sample.length;
   const r12 = k12.filter(Boolean).length / sample.length;
-  assert.ok(k3.every((kept, i) => !kept || k12[i]), 'every caption CC3M keeps, CC12M keeps');
+  assert.ok(
+    k3.every((kept, i) => !kept || k12[i]),
+    'every caption CC3M keeps, CC12M keeps',
+  );
   assert.ok(r3 < r12, `CC3M ${r3} < CC12M ${r12}`);
 
   // with the rare-word check over the vocabulary of the pool being filtered (50k captions, of which

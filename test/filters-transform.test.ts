@@ -21,15 +21,30 @@ const out = (caption: string, t: Cc3mTransform = transform): string => {
 test('findPersons: names in real-style alt-text, with the role before them', () => {
   const a = 'Actor Harrison Ford attends the premiere of the film in Los Angeles';
   assert.deepEqual(findPersons(a), [{ start: 6, end: 19, text: 'Harrison Ford', role: 'actor' }]);
-  assert.deepEqual(findPersons('Taylor Swift performs on stage').map((p) => p.text), ['Taylor Swift']);
+  assert.deepEqual(
+    findPersons('Taylor Swift performs on stage').map((p) => p.text),
+    ['Taylor Swift'],
+  );
   assert.deepEqual(findPersons('a view of the Eiffel Tower in Paris'), []);
   assert.deepEqual(findPersons('Mercedes-Benz parked on Main Street'), []);
   assert.deepEqual(findPersons('Rose petals on a table'), []);
-  assert.deepEqual(findPersons("Harrison Ford's new film opens in New York").map((p) => p.text), ['Harrison Ford']);
-  assert.deepEqual(findPersons('Leonardo DiCaprio and Kate Winslet on the set').map((p) => p.text), ['Leonardo DiCaprio', 'Kate Winslet']);
+  assert.deepEqual(
+    findPersons("Harrison Ford's new film opens in New York").map((p) => p.text),
+    ['Harrison Ford'],
+  );
+  assert.deepEqual(
+    findPersons('Leonardo DiCaprio and Kate Winslet on the set').map((p) => p.text),
+    ['Leonardo DiCaprio', 'Kate Winslet'],
+  );
   // no capitalisation signal: ALL CAPS and Title Case
-  assert.deepEqual(findPersons('HARRISON FORD ATTENDS THE PREMIERE IN LOS ANGELES').map((p) => p.text), ['HARRISON FORD']);
-  assert.deepEqual(findPersons('A Dog Held By Tara Quint In The Park').map((p) => p.text), ['Tara Quint']);
+  assert.deepEqual(
+    findPersons('HARRISON FORD ATTENDS THE PREMIERE IN LOS ANGELES').map((p) => p.text),
+    ['HARRISON FORD'],
+  );
+  assert.deepEqual(
+    findPersons('A Dog Held By Tara Quint In The Park').map((p) => p.text),
+    ['Tara Quint'],
+  );
   assert.deepEqual(findPersons('The Golden Gate Bridge In San Francisco At Sunset'), []);
 });
 
@@ -59,8 +74,9 @@ test('findPersons: precision and recall ≥ 0.95 on 3,000 world pairs (seed 1)',
     const pair = world.webPair(id);
     const truth = new Set(pair.truth.persons.map((p) => `${p.start}:${p.end}`));
     const found = new Set(findPersons(pair.caption).map((p) => `${p.start}:${p.end}`));
-    for (const s of found) if (truth.has(s)) tp++;
-    else fp++;
+    for (const s of found)
+      if (truth.has(s)) tp++;
+      else fp++;
     for (const s of truth) if (!found.has(s)) fn++;
   }
   const precision = tp / (tp + fp);

@@ -27,7 +27,13 @@ test('a missing file is reported with its name', () => {
 });
 
 test('missing fields, non-string captions and empty reference lists name the image', () => {
-  const missing = tempFile('missing.json', scoring([{ image_id: 'ok', references: ['a'], candidate: 'a' }, { image_id: 'img7', references: ['a b'] }]));
+  const missing = tempFile(
+    'missing.json',
+    scoring([
+      { image_id: 'ok', references: ['a'], candidate: 'a' },
+      { image_id: 'img7', references: ['a b'] },
+    ]),
+  );
   assertInputError(() => loadScoringFile(missing), missing, 'image_id img7', 'missing "candidate"');
 
   const nonString = tempFile('nonstring.json', scoring([{ image_id: 'img8', references: ['a', 42], candidate: 'a' }]));
@@ -42,7 +48,13 @@ test('missing fields, non-string captions and empty reference lists name the ima
   const noImages = tempFile('noimages.json', JSON.stringify({ cases: [] }));
   assertInputError(() => loadScoringFile(noImages), noImages, '"images" array');
 
-  const duplicate = tempFile('dup.json', scoring([{ image_id: 'x', references: ['a'], candidate: 'a' }, { image_id: 'x', references: ['a'], candidate: 'a' }]));
+  const duplicate = tempFile(
+    'dup.json',
+    scoring([
+      { image_id: 'x', references: ['a'], candidate: 'a' },
+      { image_id: 'x', references: ['a'], candidate: 'a' },
+    ]),
+  );
   assertInputError(() => loadScoringFile(duplicate), 'image_id x', 'duplicate');
 
   const noId = tempFile('noid.json', scoring([{ references: ['a'], candidate: 'a' }]));
@@ -78,14 +90,32 @@ test('COCO results with nocaps annotations: captions grouped per image, domains 
 });
 
 test('COCO results: unknown images, duplicate predictions and bad domains are errors; unpredicted images are listed', () => {
-  const annotations = tempFile('ann.json', JSON.stringify({ images: [{ id: 1, domain: 'in-domain' }, { id: 2, domain: 'out-domain' }], annotations: [{ image_id: 1, caption: 'A dog.' }, { image_id: 2, caption: 'A cat.' }] }));
+  const annotations = tempFile(
+    'ann.json',
+    JSON.stringify({
+      images: [
+        { id: 1, domain: 'in-domain' },
+        { id: 2, domain: 'out-domain' },
+      ],
+      annotations: [
+        { image_id: 1, caption: 'A dog.' },
+        { image_id: 2, caption: 'A cat.' },
+      ],
+    }),
+  );
   const partial = tempFile('res.json', JSON.stringify([{ image_id: 1, caption: 'A dog.' }]));
   assert.deepEqual(loadCocoResults(partial, annotations).unpredicted, ['2']);
 
   const unknown = tempFile('res.json', JSON.stringify([{ image_id: 5, caption: 'A dog.' }]));
   assertInputError(() => loadCocoResults(unknown, annotations), unknown, 'image_id 5', 'no reference captions');
 
-  const twice = tempFile('res.json', JSON.stringify([{ image_id: 1, caption: 'A.' }, { image_id: 1, caption: 'B.' }]));
+  const twice = tempFile(
+    'res.json',
+    JSON.stringify([
+      { image_id: 1, caption: 'A.' },
+      { image_id: 1, caption: 'B.' },
+    ]),
+  );
   assertInputError(() => loadCocoResults(twice, annotations), 'image_id 1', 'second caption');
 
   const badDomain = tempFile('ann.json', JSON.stringify({ images: [{ id: 1, domain: 'far-domain' }], annotations: [{ image_id: 1, caption: 'A dog.' }] }));

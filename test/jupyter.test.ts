@@ -55,7 +55,8 @@ function missingJupyter(kernelName: string): string | undefined {
   } catch {
     return `cannot list Jupyter kernelspecs: ${(list.stderr || list.stdout).trim().slice(-300)}`;
   }
-  if (!names.includes(kernelName)) return `the "${kernelName}" kernelspec is not registered (npx tslab install --python=${PYTHON}); found: ${names.join(', ') || 'none'}`;
+  if (!names.includes(kernelName))
+    return `the "${kernelName}" kernelspec is not registered (npx tslab install --python=${PYTHON}); found: ${names.join(', ') || 'none'}`;
   return undefined;
 }
 
@@ -76,7 +77,20 @@ test('the example notebook executes in Jupyter (tslab kernel) with every output 
   const started = Date.now();
   const run = spawnSync(
     PYTHON,
-    ['-m', 'jupyter', 'nbconvert', '--to', 'notebook', '--execute', '--ExecutePreprocessor.timeout=120', '--output-dir', outDir, '--output', 'executed.ipynb', NOTEBOOK],
+    [
+      '-m',
+      'jupyter',
+      'nbconvert',
+      '--to',
+      'notebook',
+      '--execute',
+      '--ExecutePreprocessor.timeout=120',
+      '--output-dir',
+      outDir,
+      '--output',
+      'executed.ipynb',
+      NOTEBOOK,
+    ],
     { cwd: PACKAGE_ROOT, encoding: 'utf8', env, timeout: 140_000 },
   );
   assert.equal(run.status, 0, `nbconvert failed (status ${run.status}, signal ${run.signal}):\n${(run.stderr + run.stdout).slice(-4000)}`);
@@ -116,7 +130,10 @@ test('the example notebook executes in Jupyter (tslab kernel) with every output 
   assert.equal(progress.length, 1, 'one progress output');
   assert.match(joined(progress[0]!.data!['text/plain'] as string | string[]), /^scored \[#+\] 5\/5 \(100%\)$/);
 
-  const printed = outputs.filter((o) => o.output_type === 'stream').map((o) => joined(o.text)).join('');
+  const printed = outputs
+    .filter((o) => o.output_type === 'stream')
+    .map((o) => joined(o.text))
+    .join('');
   const cider = /CIDEr: (\d+\.\d{4})/.exec(printed);
   assert.ok(cider, `the metric cell prints CIDEr; printed:\n${printed}`);
   assert.ok(Number(cider[1]) > 0);

@@ -22,9 +22,7 @@ try {
 const DISPLAY = JSON.stringify(path.join(PACKAGE_ROOT, 'src', 'notebook', 'display.ts'));
 
 const text = (r: ExecuteResult) =>
-  r.outputs
-    .map((o) => (o.type === 'stream' ? o.text : o.type === 'execute_result' ? String(o.data['text/plain']) + '\n' : ''))
-    .join('');
+  r.outputs.map((o) => (o.type === 'stream' ? o.text : o.type === 'execute_result' ? String(o.data['text/plain']) + '\n' : '')).join('');
 const errorOf = (r: ExecuteResult) => r.outputs.find((o): o is ErrorOutput => o.type === 'error');
 const displays = (r: ExecuteResult) => r.outputs.filter((o): o is DisplayOutput => o.type === 'display_data');
 
@@ -215,7 +213,8 @@ describe('display helpers outside a kernel', () => {
 
   test('compiled lines map back to cell lines', () => {
     const cell = 'let x = 1;\nconst y = x * 2;\nfoo(y);';
-    const compiled = 'Object.defineProperty(exports, "__esModule", { value: true });\nexports.y = exports.x = void 0;\nlet x = 1;\nexports.x = x;\nconst y = x * 2;\nexports.y = y;\nfoo(y);\n';
+    const compiled =
+      'Object.defineProperty(exports, "__esModule", { value: true });\nexports.y = exports.x = void 0;\nlet x = 1;\nexports.x = x;\nconst y = x * 2;\nexports.y = y;\nfoo(y);\n';
     assert.equal(mapCompiledLine(cell, compiled, 7), 3);
     assert.equal(mapCompiledLine(cell, compiled, 5), 2);
   });

@@ -39,15 +39,32 @@ test('lstm: shapes of encode, decode and tileEncoded; presets carry the paper si
   const model = new LstmCaptioner(config());
   assert.equal(model.kind, 'lstm');
   tf.tidy(() => {
-    const tags = tf.tensor2d([[5, 6, PAD_ID], [7, PAD_ID, PAD_ID]], [2, 3], 'int32');
+    const tags = tf.tensor2d(
+      [
+        [5, 6, PAD_ID],
+        [7, PAD_ID, PAD_ID],
+      ],
+      [2, 3],
+      'int32',
+    );
     const enc = model.encode({ visual: visual(2, 4), visualMask: tf.ones([2, 4]) as tf.Tensor2D, tags });
     assert.deepEqual(enc.memory.shape, [2, 7, 16]);
     assert.deepEqual(enc.mask.shape, [2, 7]);
-    assert.deepEqual(enc.mask.arraySync(), [[1, 1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 0, 0]]);
+    assert.deepEqual(enc.mask.arraySync(), [
+      [1, 1, 1, 1, 1, 1, 0],
+      [1, 1, 1, 1, 1, 0, 0],
+    ]);
     assert.equal(enc.state?.length, 2);
     assert.deepEqual(enc.state![0]!.shape, [2, 16]);
     assert.deepEqual(enc.state![1]!.shape, [2, 16]);
-    const tokens = tf.tensor2d([[BOS_ID, 8, 9], [BOS_ID, 10, EOS_ID]], [2, 3], 'int32');
+    const tokens = tf.tensor2d(
+      [
+        [BOS_ID, 8, 9],
+        [BOS_ID, 10, EOS_ID],
+      ],
+      [2, 3],
+      'int32',
+    );
     const logits = model.decode(enc, tokens);
     assert.deepEqual(logits.shape, [2, 3, V]);
     const tiled = model.tileEncoded(enc, 3);
@@ -80,15 +97,32 @@ test('lstm: tied embeddings, with and without a hidden → embedding projection'
 test('lstm: padded visual positions (and padded tags) do not change the logits', () => {
   const model = new LstmCaptioner(config({ geometryDim: 5 }));
   tf.tidy(() => {
-    const tokens = tf.tensor2d([[BOS_ID, 8, 9, 11], [BOS_ID, 10, 12, EOS_ID]], [2, 4], 'int32');
+    const tokens = tf.tensor2d(
+      [
+        [BOS_ID, 8, 9, 11],
+        [BOS_ID, 10, 12, EOS_ID],
+      ],
+      [2, 4],
+      'int32',
+    );
     const vis = visual(2, 3);
     const geo = tf.tensor3d(values(2 * 3 * 5, 3), [2, 3, 5]);
-    const tags = tf.tensor2d([[5, 6], [7, PAD_ID]], [2, 2], 'int32');
+    const tags = tf.tensor2d(
+      [
+        [5, 6],
+        [7, PAD_ID],
+      ],
+      [2, 2],
+      'int32',
+    );
     const base = model.decode(model.encode({ visual: vis, visualMask: tf.ones([2, 3]) as tf.Tensor2D, geometry: geo, tags }), tokens);
     // two padding positions with arbitrary (non-zero) vectors appended, and a padded tag
     const visPadded = tf.concat([vis, visual(2, 2, 99)], 1) as tf.Tensor3D;
     const geoPadded = tf.concat([geo, tf.ones([2, 2, 5])], 1) as tf.Tensor3D;
-    const maskPadded = tf.tensor2d([[1, 1, 1, 0, 0], [1, 1, 1, 0, 0]]);
+    const maskPadded = tf.tensor2d([
+      [1, 1, 1, 0, 0],
+      [1, 1, 1, 0, 0],
+    ]);
     const tagsPadded = tf.concat([tags, tf.fill([2, 1], PAD_ID, 'int32')], 1) as tf.Tensor2D;
     const padded = model.decode(model.encode({ visual: visPadded, visualMask: maskPadded, geometry: geoPadded, tags: tagsPadded }), tokens);
     assert.ok(maxAbsDiff(base, padded) < 1e-6, `padding changed logits by ${maxAbsDiff(base, padded)}`);
@@ -120,7 +154,10 @@ test('lstm: the same seed gives the same weights; another seed does not; forget 
   assert.ok(maxAbsDiff(a.variables().get('enc_lstm_w')!, c.variables().get('enc_lstm_w')!) > 0);
   assert.deepEqual(a.variables().get('enc_lstm_w')!.shape, [12 + 16, 4 * 16]);
   const bias = Array.from(a.variables().get('dec_lstm_b')!.dataSync());
-  assert.deepEqual(bias, Array.from({ length: 64 }, (_, i) => (i >= 16 && i < 32 ? 1 : 0)));
+  assert.deepEqual(
+    bias,
+    Array.from({ length: 64 }, (_, i) => (i >= 16 && i < 32 ? 1 : 0)),
+  );
   for (const m of [a, b, c]) m.dispose();
 });
 
@@ -128,7 +165,14 @@ test('lstm: dropout is seeded by setDropoutStep and off at inference', () => {
   const model = new LstmCaptioner(config({ dropout: 0.3 }));
   tf.tidy(() => {
     const input = { visual: visual(2, 3), visualMask: tf.ones([2, 3]) as tf.Tensor2D };
-    const tokens = tf.tensor2d([[BOS_ID, 5, 6], [BOS_ID, 7, 8]], [2, 3], 'int32');
+    const tokens = tf.tensor2d(
+      [
+        [BOS_ID, 5, 6],
+        [BOS_ID, 7, 8],
+      ],
+      [2, 3],
+      'int32',
+    );
     const run = (step: number): tf.Tensor => {
       model.setDropoutStep(step);
       return model.decode(model.encode(input, true), tokens, true);
@@ -154,8 +198,16 @@ test('lstm: a few Adam steps reduce the captioning loss on a tiny batch', () => 
     [BOS_ID, 10, 11, EOS_ID, PAD_ID],
     [BOS_ID, 12, 13, 14, EOS_ID],
   ];
-  const input = tf.tensor2d(captions.map((c) => c.slice(0, -1)), [B, 4], 'int32');
-  const target = tf.tensor2d(captions.map((c) => c.slice(1)), [B, 4], 'int32');
+  const input = tf.tensor2d(
+    captions.map((c) => c.slice(0, -1)),
+    [B, 4],
+    'int32',
+  );
+  const target = tf.tensor2d(
+    captions.map((c) => c.slice(1)),
+    [B, 4],
+    'int32',
+  );
   const weight = target.notEqual(PAD_ID).toFloat();
   const lossFn = (): tf.Scalar => {
     const logits = model.decode(model.encode({ visual: vis, visualMask: mask }, true), input, true);
@@ -180,8 +232,26 @@ test('lstm: a few Adam steps reduce the captioning loss on a tiny batch', () => 
 
 test('lstm: no tensors leak across encode / decode / tileEncoded', () => {
   const model = new LstmCaptioner(config());
-  const input = { visual: visual(2, 3), visualMask: tf.ones([2, 3]) as tf.Tensor2D, text: tf.tensor2d([[5, PAD_ID], [6, 7]], [2, 2], 'int32') };
-  const tokens = tf.tensor2d([[BOS_ID, 5], [BOS_ID, 6]], [2, 2], 'int32');
+  const input = {
+    visual: visual(2, 3),
+    visualMask: tf.ones([2, 3]) as tf.Tensor2D,
+    text: tf.tensor2d(
+      [
+        [5, PAD_ID],
+        [6, 7],
+      ],
+      [2, 2],
+      'int32',
+    ),
+  };
+  const tokens = tf.tensor2d(
+    [
+      [BOS_ID, 5],
+      [BOS_ID, 6],
+    ],
+    [2, 2],
+    'int32',
+  );
   const once = (): void => {
     const enc = model.encode(input, true);
     const tiled = model.tileEncoded(enc, 2);

@@ -38,7 +38,17 @@ test('matching: embedding shapes, unit norm, and a loss of ln B for identical em
   const model = new MatchingModel(config());
   tf.tidy(() => {
     const img = model.embedImages({ visual: visual(3, 4), visualMask: tf.ones([3, 4]) as tf.Tensor2D });
-    const txt = model.embedTexts(tf.tensor2d([[BOS_ID, 5, 6, EOS_ID], [BOS_ID, 7, EOS_ID, PAD_ID], [BOS_ID, 8, 9, 10]], [3, 4], 'int32'));
+    const txt = model.embedTexts(
+      tf.tensor2d(
+        [
+          [BOS_ID, 5, 6, EOS_ID],
+          [BOS_ID, 7, EOS_ID, PAD_ID],
+          [BOS_ID, 8, 9, 10],
+        ],
+        [3, 4],
+        'int32',
+      ),
+    );
     assert.deepEqual(img.shape, [3, 8]);
     assert.deepEqual(txt.shape, [3, 8]);
     for (const e of [img, txt]) for (const n of e.norm('euclidean', 1).arraySync() as number[]) assert.ok(Math.abs(n - 1) < 1e-5);
@@ -47,7 +57,11 @@ test('matching: embedding shapes, unit norm, and a loss of ln B for identical em
     assert.deepEqual(loss.shape, []);
     assert.ok(Number.isFinite(loss.dataSync()[0]));
     // every image equal to every caption: all logits equal, so each softmax is uniform → ln B
-    const same = tf.tensor2d([[1, 0], [1, 0], [1, 0]]);
+    const same = tf.tensor2d([
+      [1, 0],
+      [1, 0],
+      [1, 0],
+    ]);
     assert.ok(Math.abs(model.contrastiveLoss(same, same).dataSync()[0]! - Math.log(3)) < 1e-5);
   });
   assert.ok(Math.abs(model.temperature() - 0.07) < 1e-6);
@@ -59,8 +73,14 @@ test('matching: embedding shapes, unit norm, and a loss of ln B for identical em
 test('matching: the loss is symmetric InfoNCE with the temperature', () => {
   const model = new MatchingModel(config({ learnTemperature: false, temperature: 0.5 }));
   tf.tidy(() => {
-    const img = tf.tensor2d([[1, 0], [0, 1]]);
-    const txt = tf.tensor2d([[0.6, 0.8], [0, 1]]);
+    const img = tf.tensor2d([
+      [1, 0],
+      [0, 1],
+    ]);
+    const txt = tf.tensor2d([
+      [0.6, 0.8],
+      [0, 1],
+    ]);
     // logits = img·txtᵀ / 0.5 = [[1.2, 0], [1.6, 2]]
     const lse = (a: number, b: number): number => Math.log(Math.exp(a) + Math.exp(b));
     const i2t = (lse(1.2, 0) - 1.2 + lse(1.6, 2) - 2) / 2;
@@ -73,20 +93,44 @@ test('matching: the loss is symmetric InfoNCE with the temperature', () => {
 test('matching: padding tokens and padded visual positions do not change the embeddings', () => {
   const model = new MatchingModel(config({ geometryDim: 5 }));
   tf.tidy(() => {
-    const tokens = tf.tensor2d([[BOS_ID, 5, 6, EOS_ID], [BOS_ID, 7, EOS_ID, PAD_ID]], [2, 4], 'int32');
+    const tokens = tf.tensor2d(
+      [
+        [BOS_ID, 5, 6, EOS_ID],
+        [BOS_ID, 7, EOS_ID, PAD_ID],
+      ],
+      [2, 4],
+      'int32',
+    );
     const padded = tf.concat([tokens, tf.fill([2, 3], PAD_ID, 'int32')], 1) as tf.Tensor2D;
     const a = model.embedTexts(tokens);
     const b = model.embedTexts(padded);
     assert.ok(maxAbsDiff(a, b) < 1e-5, `text padding changed the embedding by ${maxAbsDiff(a, b)}`);
     // row 1 with its padding made real tokens differs
-    assert.ok(maxAbsDiff(a, model.embedTexts(tf.tensor2d([[BOS_ID, 5, 6, EOS_ID], [BOS_ID, 7, EOS_ID, 9]], [2, 4], 'int32'))) > 1e-4);
+    assert.ok(
+      maxAbsDiff(
+        a,
+        model.embedTexts(
+          tf.tensor2d(
+            [
+              [BOS_ID, 5, 6, EOS_ID],
+              [BOS_ID, 7, EOS_ID, 9],
+            ],
+            [2, 4],
+            'int32',
+          ),
+        ),
+      ) > 1e-4,
+    );
 
     const vis = visual(2, 3);
     const geo = tf.tensor3d(values(2 * 3 * 5, 4), [2, 3, 5]);
     const imgA = model.embedImages({ visual: vis, visualMask: tf.ones([2, 3]) as tf.Tensor2D, geometry: geo });
     const imgB = model.embedImages({
       visual: tf.concat([vis, visual(2, 2, 99)], 1) as tf.Tensor3D,
-      visualMask: tf.tensor2d([[1, 1, 1, 0, 0], [1, 1, 1, 0, 0]]),
+      visualMask: tf.tensor2d([
+        [1, 1, 1, 0, 0],
+        [1, 1, 1, 0, 0],
+      ]),
       geometry: tf.concat([geo, tf.ones([2, 2, 5])], 1) as tf.Tensor3D,
     });
     assert.ok(maxAbsDiff(imgA, imgB) < 1e-5, `visual padding changed the embedding by ${maxAbsDiff(imgA, imgB)}`);
@@ -163,7 +207,17 @@ test('matching: a few Adam steps make matched pairs win the batch softmax', () =
 });
 
 test('matching: a shared captioner encoder (IC+VLM) is trained through the matching loss', () => {
-  const captioner = new TransformerCaptioner({ ...DEFAULT_TRANSFORMER, vocabSize: V, visualDim: DV, dModel: 16, heads: 2, ffn: 32, encoderLayers: 1, decoderLayers: 1, dropout: 0 });
+  const captioner = new TransformerCaptioner({
+    ...DEFAULT_TRANSFORMER,
+    vocabSize: V,
+    visualDim: DV,
+    dModel: 16,
+    heads: 2,
+    ffn: 32,
+    encoderLayers: 1,
+    decoderLayers: 1,
+    dropout: 0,
+  });
   const model = new MatchingModel(config({ seed: 5 }), { imageEncoder: (input, training) => captioner.encode(input, training), imageDim: 16 });
   assert.ok(![...model.variables().keys()].some((k) => k.startsWith('img_enc') || k === 'img_visual_proj_w'));
   assert.ok(model.variables().has('img_head_w'));

@@ -22,15 +22,25 @@ function fakeRun(root: string, name: string, steps: number, lines: object[]): st
   return dir;
 }
 
-test('curves: validation CIDEr ×100 and losses, chained runs offset by the earlier runs\' lengths', (t) => {
+test("curves: validation CIDEr ×100 and losses, chained runs offset by the earlier runs' lengths", (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-curves-'));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
-  const pre = fakeRun(root, 'pre', 300, [{ step: 10, loss: { total: 5 } }, { step: 100, val: { CIDEr: 0.2 } }, { step: 300, val: { CIDEr: 0.5 } }]);
-  const fine = fakeRun(root, 'fine', 150, [{ step: 10, loss: { total: 2 } }, { step: 150, val: { CIDEr: 1.25 } }]);
+  const pre = fakeRun(root, 'pre', 300, [
+    { step: 10, loss: { total: 5 } },
+    { step: 100, val: { CIDEr: 0.2 } },
+    { step: 300, val: { CIDEr: 0.5 } },
+  ]);
+  const fine = fakeRun(root, 'fine', 150, [
+    { step: 10, loss: { total: 2 } },
+    { step: 150, val: { CIDEr: 1.25 } },
+  ]);
   const s = series({ label: 'cc12m', runs: [pre, fine] }, { val: 'CIDEr' });
   assert.deepEqual(s, { x: [100, 300, 450], y: [20, 50, 125], boundaries: [300] });
   assert.deepEqual(series({ label: 'none', runs: fine, startStep: 300 }, { loss: 'total' }).x, [310]);
-  const fig = curvesFigure([{ label: 'cc12m', runs: [pre, fine] }, { label: 'none', runs: [fine], startStep: 300 }]);
+  const fig = curvesFigure([
+    { label: 'cc12m', runs: [pre, fine] },
+    { label: 'none', runs: [fine], startStep: 300 },
+  ]);
   assert.deepEqual(
     fig.data.map((d) => [d.name, d.x]),
     [

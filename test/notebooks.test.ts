@@ -69,7 +69,20 @@ function execute(notebook: string, outDir: string, timeoutMs: number): Promise<{
   return new Promise((resolve) => {
     const child = spawn(
       PYTHON,
-      ['-m', 'jupyter', 'nbconvert', '--to', 'notebook', '--execute', `--ExecutePreprocessor.timeout=${Math.round(timeoutMs / 1000)}`, '--output-dir', outDir, '--output', path.basename(notebook), notebook],
+      [
+        '-m',
+        'jupyter',
+        'nbconvert',
+        '--to',
+        'notebook',
+        '--execute',
+        `--ExecutePreprocessor.timeout=${Math.round(timeoutMs / 1000)}`,
+        '--output-dir',
+        outDir,
+        '--output',
+        path.basename(notebook),
+        notebook,
+      ],
       { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let log = '';
@@ -114,7 +127,11 @@ async function run(t: { skip(reason: string): void; after(fn: () => void): void 
   }
   const outputs = code.flatMap((c) => c.outputs ?? []);
   const errors = outputs.filter((o) => o.output_type === 'error');
-  assert.deepEqual(errors.map((e) => `${e.ename}: ${e.evalue}`), [], `${name}: no cell may raise`);
+  assert.deepEqual(
+    errors.map((e) => `${e.ename}: ${e.evalue}`),
+    [],
+    `${name}: no cell may raise`,
+  );
   // tslab reports compile errors and uncaught rejections on stderr.
   const stderr = outputs.filter((o) => o.output_type === 'stream' && o.name === 'stderr').map((o) => joined(o.text));
   assert.deepEqual(stderr, [], `${name}: nothing on stderr`);
@@ -152,7 +169,10 @@ function captionGrid(nb: Executed, minItems: number): void {
   const published = nb.withMime(RUN);
   assert.equal(published.length, 1, 'one run published for the sidebar');
   const runDir = (published[0]!.data![RUN] as { runDir: string }).runDir;
-  assert.ok(fs.existsSync(path.join(PACKAGE_ROOT, 'notebooks', runDir, 'predictions', 'nocaps-val.json')), `${runDir} (relative to notebooks/) has nocaps-val predictions`);
+  assert.ok(
+    fs.existsSync(path.join(PACKAGE_ROOT, 'notebooks', runDir, 'predictions', 'nocaps-val.json')),
+    `${runDir} (relative to notebooks/) has nocaps-val predictions`,
+  );
 }
 
 // The tests of one file run one after another, in this order: 03 trains what 11 reuses.
@@ -165,7 +185,10 @@ test('00-quickstart: world, filters, features, a minute of training, nocaps capt
   const cider = /metrics\.evaluate on predictions\/nocaps-val\.json: CIDEr (\d+\.\d) \(the table's overall: (\d+\.\d)\)/.exec(nb.printed);
   assert.ok(cider, 'the scoring cell prints CIDEr both ways');
   assert.equal(cider[1], cider[2], 'metrics.evaluate agrees with the run evaluation');
-  assert.ok(nb.tables.some((h) => /<td>overall<\/td>/.test(h)), 'the per-domain score table');
+  assert.ok(
+    nb.tables.some((h) => /<td>overall<\/td>/.test(h)),
+    'the per-domain score table',
+  );
   assert.equal(nb.withMime(PLOTLY).length, 1, 'the training curve');
   captionGrid(nb, 6);
 });
@@ -178,7 +201,11 @@ test('01-dataset: funnels of both pipelines, Table 1 beside the paper', { timeou
     funnel.data.map((d) => d.name),
     ['CC3M pipeline', 'CC12M pipeline'],
   );
-  for (const trace of funnel.data) assert.ok(trace.y.every((y, i) => i === 0 || y <= trace.y[i - 1]!), 'a funnel only narrows');
+  for (const trace of funnel.data)
+    assert.ok(
+      trace.y.every((y, i) => i === 0 || y <= trace.y[i - 1]!),
+      'a funnel only narrows',
+    );
   const t1 = nb.tables.find((h) => h.includes('CC12M Table 1'));
   assert.ok(t1, 'the Table 1 comparison');
   assert.match(t1, /3,318,333/);
@@ -196,7 +223,10 @@ test('03-table3: Table 3 measured beside the paper, claims, curves, captions, si
   assert.ok(table, 'the Table 3 comparison');
   for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']) assert.match(table, new RegExp(`<td>${row.replace('+', '\\+')}</td>`));
   for (const paper of ['54.7', '73.2', '87.4', '90.2', '29.7', '27.1']) assert.ok(table.includes(`>${paper}<`), `paper number ${paper}`);
-  assert.ok(nb.tables.some((h) => h.includes('claims') && /holds|does not hold/.test(h)), 'the claims table');
+  assert.ok(
+    nb.tables.some((h) => h.includes('claims') && /holds|does not hold/.test(h)),
+    'the claims table',
+  );
   const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: number[] }[] });
   assert.equal(figures.length, 3, 'bars, CIDEr curves, loss curves');
   assert.deepEqual(

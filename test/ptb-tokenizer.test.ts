@@ -3,12 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import {
-  COCO_PUNCTUATION,
-  ptbTokenize,
-  tokenizeCaption,
-  tokenizeCaptions,
-} from '../src/text/ptb-tokenizer';
+import { COCO_PUNCTUATION, ptbTokenize, tokenizeCaption, tokenizeCaptions } from '../src/text/ptb-tokenizer';
 
 interface FixtureCase {
   caption: string;
@@ -17,9 +12,7 @@ interface FixtureCase {
   expectedInBatch: string;
 }
 
-const fixture = JSON.parse(
-  readFileSync(join(__dirname, 'fixtures', 'ptb-tokenizer-cases.json'), 'utf8'),
-) as { cases: FixtureCase[] };
+const fixture = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'ptb-tokenizer-cases.json'), 'utf8')) as { cases: FixtureCase[] };
 
 /** [caption, PTB tokens (space-joined, lower-cased, before the coco filter)] */
 type Case = [string, string];
@@ -64,7 +57,7 @@ describe('ptb-tokenizer: rule families', () => {
     assert.equal(tokenizeCaption('a dog (left) [1] {2}'), 'a dog -lrb- left -rrb- -lsb- 1 -rsb- -lcb- 2 -rcb-');
   });
 
-  it('turns double quotes into `` and \'\', single quotes by context', () => {
+  it("turns double quotes into `` and '', single quotes by context", () => {
     check([
       ['he said "hi" to "Bob"', "he said `` hi '' to `` bob ''"],
       ["a 'quoted' word", "a ` quoted ' word"],

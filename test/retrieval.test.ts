@@ -28,7 +28,10 @@ test('ranks computed per direction, several texts per image, ties counted agains
 });
 
 test('a constant matrix does not look perfect', () => {
-  const r = retrievalRecall([[1, 1], [1, 1]]);
+  const r = retrievalRecall([
+    [1, 1],
+    [1, 1],
+  ]);
   assert.equal(r.imageToText['R@1'], 0);
   assert.equal(r.textToImage['R@1'], 0);
 });

@@ -83,7 +83,10 @@ test('backend selection: wasm when no native package, then cpu; idempotent', asy
   assert.equal(tf.getBackend(), 'wasm');
   assert.ok(info.threads >= 1);
   assert.match(info.version, /^\d+\.\d+\.\d+/);
-  assert.deepEqual(info.skipped.map((s) => s.name), ['tensorflow']);
+  assert.deepEqual(
+    info.skipped.map((s) => s.name),
+    ['tensorflow'],
+  );
   assert.match(info.skipped[0].error, /tfjs-node-gpu.*tfjs-node/);
   const again = await initBackend({ requireFn: noNative, logger: (l) => lines.push(l), env: {} });
   assert.equal(again, info);
@@ -97,7 +100,10 @@ test('backend selection: wasm when no native package, then cpu; idempotent', asy
   resetBackendSelection();
   const cpu = await initBackend({ requireFn: failingWasm, env: {}, ...quiet });
   assert.equal(cpu.name, 'cpu');
-  assert.deepEqual(cpu.skipped.map((s) => s.name), ['tensorflow', 'wasm']);
+  assert.deepEqual(
+    cpu.skipped.map((s) => s.name),
+    ['tensorflow', 'wasm'],
+  );
   resetBackendSelection();
 });
 
@@ -125,7 +131,11 @@ test('UnsortedSegmentSum on wasm matches cpu', async () => {
   await sameOnBoth(() => tf.unsortedSegmentSum(tf.tensor2d(values(7 * 5, 1), [7, 5]), tf.tensor1d([0, 3, 3, 1, 0, 9, 3], 'int32'), 4));
   await sameOnBoth(() => tf.unsortedSegmentSum(tf.tensor1d([1, 2, 3, 4], 'int32'), tf.tensor1d([1, 1, 0, 2], 'int32'), 3));
   // the gradient of gather, as an embedding's backward pass computes it
-  await sameOnBoth(() => tf.grad((e: tf.Tensor) => tf.sum(tf.mul(tf.gather(e, tf.tensor1d([2, 0, 2, 5], 'int32')), tf.tensor2d(values(4 * 3, 2), [4, 3]))))(tf.tensor2d(values(6 * 3, 3), [6, 3])));
+  await sameOnBoth(() =>
+    tf.grad((e: tf.Tensor) => tf.sum(tf.mul(tf.gather(e, tf.tensor1d([2, 0, 2, 5], 'int32')), tf.tensor2d(values(4 * 3, 2), [4, 3]))))(
+      tf.tensor2d(values(6 * 3, 3), [6, 3]),
+    ),
+  );
 });
 
 test('Conv2DBackpropFilter on wasm matches cpu', async () => {
@@ -137,8 +147,20 @@ test('Conv2DBackpropFilter on wasm matches cpu', async () => {
   ];
   for (const c of cases) {
     await sameOnBoth(() => {
-      const x = tf.tensor4d(values(c.x.reduce((a, b) => a * b), 4), c.x);
-      const f = tf.tensor4d(values(c.f.reduce((a, b) => a * b), 5), c.f);
+      const x = tf.tensor4d(
+        values(
+          c.x.reduce((a, b) => a * b),
+          4,
+        ),
+        c.x,
+      );
+      const f = tf.tensor4d(
+        values(
+          c.f.reduce((a, b) => a * b),
+          5,
+        ),
+        c.f,
+      );
       return tf.grad((w: tf.Tensor) => tf.sum(tf.square(tf.conv2d(x, w as tf.Tensor4D, c.stride, c.pad))))(f);
     });
   }
@@ -166,7 +188,26 @@ test('BatchMatMul on wasm matches cpu for all transposes and batch dims', async 
       for (const transposeB of [false, true]) {
         const as = t(a, transposeA);
         const bs = t(b, transposeB);
-        await sameOnBoth(() => tf.matMul(tf.tensor(values(as.reduce((x, y) => x * y), 8), as), tf.tensor(values(bs.reduce((x, y) => x * y), 9), bs), transposeA, transposeB));
+        await sameOnBoth(() =>
+          tf.matMul(
+            tf.tensor(
+              values(
+                as.reduce((x, y) => x * y),
+                8,
+              ),
+              as,
+            ),
+            tf.tensor(
+              values(
+                bs.reduce((x, y) => x * y),
+                9,
+              ),
+              bs,
+            ),
+            transposeA,
+            transposeB,
+          ),
+        );
       }
     }
   }
@@ -197,7 +238,18 @@ function trainTiny(): number[] {
   const w1 = tf.variable(tf.tensor2d(values(2 * dim * hidden, 22), [2 * dim, hidden]).mul(0.3));
   const b1 = tf.variable(tf.zeros([hidden]));
   const w2 = tf.variable(tf.tensor2d(values(hidden * classes, 23), [hidden, classes]).mul(0.3));
-  const ids = tf.tensor2d([[1, 4], [3, 3], [16, 0], [7, 2], [4, 4], [9, 11]], [6, 2], 'int32');
+  const ids = tf.tensor2d(
+    [
+      [1, 4],
+      [3, 3],
+      [16, 0],
+      [7, 2],
+      [4, 4],
+      [9, 11],
+    ],
+    [6, 2],
+    'int32',
+  );
   const labels = tf.oneHot(tf.tensor1d([0, 1, 2, 3, 4, 1], 'int32'), classes);
   const opt = tf.train.adam(0.05);
   const losses: number[] = [];

@@ -35,14 +35,22 @@ function batch(tf: typeof TF): BatchTensors {
   const mocMask = Array.from({ length: B }, () => Array.from({ length: N }, () => (r() < 0.4 ? 1 : 0)));
   const visual = tf.tensor3d(Float32Array.from({ length: B * N * 6 }, r), [B, N, 6]);
   return {
-    input: { visual, visualMask: tf.tensor2d(Array.from({ length: B }, (_, b) => [1, 1, b % 2, 0])), geometry: tf.tensor3d(Float32Array.from({ length: B * N * 5 }, r), [B, N, 5]) },
+    input: {
+      visual,
+      visualMask: tf.tensor2d(Array.from({ length: B }, (_, b) => [1, 1, b % 2, 0])),
+      geometry: tf.tensor3d(Float32Array.from({ length: B * N * 5 }, r), [B, N, 5]),
+    },
     tokensIn: tf.tensor2d(lengths.map(row), undefined, 'int32'),
     targets: tf.tensor2d(lengths.map(row), undefined, 'int32'),
     captionTokens: tf.tensor2d(lengths.map(row), undefined, 'int32'),
     maskedText: tf.tensor2d(lengths.map(row), undefined, 'int32'),
     moc: {
       visual: visual.mul(0.5) as TF.Tensor3D,
-      labels: tf.tensor2d(mocMask.map((m) => m.map((x) => (x ? Math.floor(r() * 7) : 0))), undefined, 'int32'),
+      labels: tf.tensor2d(
+        mocMask.map((m) => m.map((x) => (x ? Math.floor(r() * 7) : 0))),
+        undefined,
+        'int32',
+      ),
       weights: tf.tensor2d(mocMask),
     },
   };
@@ -51,13 +59,29 @@ function batch(tf: typeof TF): BatchTensors {
 test('2 replicas give the 1-replica gradients and losses (IC + MLM + MOC, ragged rows, odd batch); repeated steps are identical', async () => {
   await initBackend({ logger: () => {} });
   const tf = loadTf();
-  const config = syntheticConfig(data.tsv, data.coco, { model: spec, objectives: { ic: 1, mlm: { weight: 0.5, rate: 0.3 }, moc: { weight: 0.3, rate: 0.5 } }, labelSmoothing: 0.1 });
+  const config = syntheticConfig(data.tsv, data.coco, {
+    model: spec,
+    objectives: { ic: 1, mlm: { weight: 0.5, rate: 0.3 }, moc: { weight: 0.3, rate: 0.5 } },
+    labelSmoothing: 0.1,
+  });
   const model = createModel(spec, dims);
   const variables = new Map([...model.variables()].map(([k, v]) => [`model/${k}`, v] as [string, TF.Variable]));
   const tensors = batch(tf);
-  const loss = (t: BatchTensors, parts: Record<string, TF.Scalar>, scales?: Record<string, number>) => objectiveLoss(tf, model, undefined, t, config, parts, scales);
+  const loss = (t: BatchTensors, parts: Record<string, TF.Scalar>, scales?: Record<string, number>) =>
+    objectiveLoss(tf, model, undefined, t, config, parts, scales);
   const one = localGradients(variables, (parts) => loss(tensors, parts));
-  const replicas = await Replicas.start<BatchTensors, TrainConfig>({ workers: 2, variables, model: spec, dims, lossConfig: config, lossModule: require.resolve('../src/train/trainer'), lossFactory: 'replicaLoss', backend: 'wasm', loss, counts: objectiveCounts });
+  const replicas = await Replicas.start<BatchTensors, TrainConfig>({
+    workers: 2,
+    variables,
+    model: spec,
+    dims,
+    lossConfig: config,
+    lossModule: require.resolve('../src/train/trainer'),
+    lossFactory: 'replicaLoss',
+    backend: 'wasm',
+    loss,
+    counts: objectiveCounts,
+  });
   try {
     const two = await replicas.gradients(0, tensors);
     const again = await replicas.gradients(0, tensors);
@@ -100,8 +124,15 @@ function weightsOf(runDir: string): Map<string, Float32Array> {
 test('training with workers: 2 follows the 1-worker run without dropout and repeats itself exactly with dropout', async () => {
   const noDropout = { model: spec, val: undefined, steps: 4, checkpointEvery: 4 };
   const w1 = await train(syntheticConfig(data.tsv, data.coco, noDropout), { runsRoot: path.join(tmp, 'w1'), visual: syntheticVisual(), ...quiet });
-  const w2 = await train(syntheticConfig(data.tsv, data.coco, { ...noDropout, workers: 2 }), { runsRoot: path.join(tmp, 'w2'), visual: syntheticVisual(), ...quiet });
-  const losses = (dir: string) => readLog(dir).filter((l) => l.loss).map((l) => l.loss!.total!);
+  const w2 = await train(syntheticConfig(data.tsv, data.coco, { ...noDropout, workers: 2 }), {
+    runsRoot: path.join(tmp, 'w2'),
+    visual: syntheticVisual(),
+    ...quiet,
+  });
+  const losses = (dir: string) =>
+    readLog(dir)
+      .filter((l) => l.loss)
+      .map((l) => l.loss!.total!);
   const l1 = losses(w1.dir);
   const l2 = losses(w2.dir);
   assert.equal(l2.length, 4);
@@ -122,7 +153,11 @@ test('training with workers: 2 follows the 1-worker run without dropout and repe
 
 test('workers > 1 refuses the vlm objective', async () => {
   await assert.rejects(
-    train(syntheticConfig(data.tsv, data.coco, { model: spec, val: undefined, steps: 1, workers: 2, objectives: { ic: 1, vlm: { weight: 1 } } }), { runsRoot: path.join(tmp, 'vlm'), visual: syntheticVisual(), ...quiet }),
+    train(syntheticConfig(data.tsv, data.coco, { model: spec, val: undefined, steps: 1, workers: 2, objectives: { ic: 1, vlm: { weight: 1 } } }), {
+      runsRoot: path.join(tmp, 'vlm'),
+      visual: syntheticVisual(),
+      ...quiet,
+    }),
     /vlm objective cannot be split/,
   );
 });

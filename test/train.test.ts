@@ -20,7 +20,11 @@ const data = writeSyntheticData(path.join(tmp, 'data'), 64);
 const quiet = { logger: () => {} };
 
 function stepLosses(runDir: string): Map<number, number> {
-  return new Map(readLog(runDir).filter((l) => l.loss).map((l) => [l.step, l.loss!.total!]));
+  return new Map(
+    readLog(runDir)
+      .filter((l) => l.loss)
+      .map((l) => [l.step, l.loss!.total!]),
+  );
 }
 
 test('training on the synthetic task lowers the loss and raises validation CIDEr; the run is reused', async () => {
@@ -52,7 +56,9 @@ test('a run killed with kill -9 resumes from its last checkpoint and continues t
   const steps = 150;
   const reference = await train(syntheticConfig(data.tsv, data.coco, { steps }), { runsRoot: path.join(tmp, 'ref'), visual: syntheticVisual(), ...quiet });
   const root = path.join(tmp, 'killed');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', 'train-child.ts'), root, path.dirname(data.tsv), String(steps)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', 'train-child.ts'), root, path.dirname(data.tsv), String(steps)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -77,7 +83,10 @@ test('a run killed with kill -9 resumes from its last checkpoint and continues t
   const got = stepLosses(resumed.dir);
   assert.equal(got.size, steps);
   for (const [step, loss] of want) assert.equal(got.get(step), loss, `step ${step}`);
-  const vals = (dir: string) => readLog(dir).filter((l) => l.val).map((l) => [l.step, l.val!.CIDEr]);
+  const vals = (dir: string) =>
+    readLog(dir)
+      .filter((l) => l.val)
+      .map((l) => [l.step, l.val!.CIDEr]);
   assert.deepEqual(vals(resumed.dir), vals(reference.dir));
 });
 
@@ -95,7 +104,11 @@ test('fine-tuning keeps the parent vocabulary (extended by new words) and starts
   assert.deepEqual(child.vocab.words.slice(0, parent.vocab.size), [...parent.vocab.words]);
   assert.ok(child.vocab.has('lamp') && child.vocab.has('beside'));
   const first = readLog(child.dir).find((l) => l.loss)!;
-  const fresh = await train(syntheticConfig(tsv2, data.coco, { name: 'scratch', steps: 1 }), { runsRoot: path.join(tmp, 'ft'), visual: syntheticVisual(), ...quiet });
+  const fresh = await train(syntheticConfig(tsv2, data.coco, { name: 'scratch', steps: 1 }), {
+    runsRoot: path.join(tmp, 'ft'),
+    visual: syntheticVisual(),
+    ...quiet,
+  });
   const scratch = readLog(fresh.dir).find((l) => l.loss)!;
   // Shared words carry trained weights: the first fine-tuning loss is well below a fresh model's.
   assert.ok(first.loss!.ic! < scratch.loss!.ic! - 0.3, `fine-tune ${first.loss!.ic} vs scratch ${scratch.loss!.ic}`);
@@ -109,16 +122,28 @@ test('MLM, caption rows, subsamples, batch stream and schedules', () => {
   assert.equal(some.filter((t) => t === MASK_ID).length, 1, 'at least one mask');
   assert.deepEqual(maskTokens([10, 11], 0, r), [10, 11]);
   const rows = captionRows([[7, 8], [9]]);
-  assert.deepEqual(rows.tokensIn, [[BOS_ID, 7, 8], [BOS_ID, 9, PAD_ID]]);
-  assert.deepEqual(rows.targets, [[7, 8, EOS_ID], [9, EOS_ID, PAD_ID]]);
+  assert.deepEqual(rows.tokensIn, [
+    [BOS_ID, 7, 8],
+    [BOS_ID, 9, PAD_ID],
+  ]);
+  assert.deepEqual(rows.targets, [
+    [7, 8, EOS_ID],
+    [9, EOS_ID, PAD_ID],
+  ]);
   const items = Array.from({ length: 100 }, (_, i) => i);
   const quarter = subsample(items, 0.25, 5);
   const half = subsample(items, 0.5, 5);
   assert.equal(quarter.length, 25);
-  assert.ok(quarter.every((x) => half.includes(x)), '25% ⊂ 50%');
+  assert.ok(
+    quarter.every((x) => half.includes(x)),
+    '25% ⊂ 50%',
+  );
   const stream = new BatchStream(items, 30, 2);
   const seen = [...stream.next(), ...stream.next(), ...stream.next(), ...stream.next()];
-  assert.deepEqual([...seen].sort((a, b) => a - b), items);
+  assert.deepEqual(
+    [...seen].sort((a, b) => a - b),
+    items,
+  );
   assert.deepEqual(stream.position, { epoch: 1, index: 0 });
   const cfg = { lr: 1, warmup: 1, warmupUnit: 'epochs' as const, decay: 'linear' as const };
   assert.equal(learningRateAt(cfg, 4, 10, 110), 0.5);
@@ -133,6 +158,8 @@ test('Adagrad (CC3M) trains too', async () => {
     visual: syntheticVisual(),
     ...quiet,
   });
-  const losses = readLog(run.dir).filter((l) => l.loss).map((l) => l.loss!.ic!);
+  const losses = readLog(run.dir)
+    .filter((l) => l.loss)
+    .map((l) => l.loss!.ic!);
   assert.ok(losses.at(-1)! < losses[0]!, `${losses[0]} → ${losses.at(-1)}`);
 });

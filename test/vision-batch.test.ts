@@ -54,7 +54,10 @@ test('permutation augmentation keeps the set of (vector, geometry) pairs and the
   assert.deepEqual(Array.from(shuffled.visualMask), Array.from(plain.visualMask));
   // seeded: the same seed gives the same order
   assert.deepEqual(regionOrder(12, seededRandom(42)), regionOrder(12, seededRandom(42)));
-  assert.deepEqual([...regionOrder(12, seededRandom(1))].sort((p, q) => p - q), Array.from({ length: 12 }, (_, i) => i));
+  assert.deepEqual(
+    [...regionOrder(12, seededRandom(1))].sort((p, q) => p - q),
+    Array.from({ length: 12 }, (_, i) => i),
+  );
 });
 
 test('grid mode adds 2-D sinusoidal position encodings; global mode has one position', () => {

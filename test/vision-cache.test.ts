@@ -68,7 +68,10 @@ test('feature store: a half-written chunk is never read', () => {
   fs.writeFileSync(path.join(store.dir, chunk), full.subarray(0, full.length - 8));
   assert.throws(() => FeatureStore.open(backbone, { cacheDir: dir }).get('a'), /size or checksum/);
   // the index itself is replaced by rename only: no temporary index is left behind
-  assert.deepEqual(fs.readdirSync(store.dir).filter((f) => f.startsWith('index')), ['index.json']);
+  assert.deepEqual(
+    fs.readdirSync(store.dir).filter((f) => f.startsWith('index')),
+    ['index.json'],
+  );
 });
 
 test('extractFeatures computes only the missing images and reports failures', async () => {

@@ -29,7 +29,10 @@ test('cckit features: a world split into a cache folder, then everything cached 
 
 test('image sources: world splits, COCO annotations built by the world, TSVs and folders', async () => {
   const world = await readImageSource('world:tiny:nocaps-val', { limit: 3, seed: 2 });
-  assert.deepEqual(world.map((r) => r.key), ['world://2/nocaps-val/0.jpg', 'world://2/nocaps-val/1.jpg', 'world://2/nocaps-val/2.jpg']);
+  assert.deepEqual(
+    world.map((r) => r.key),
+    ['world://2/nocaps-val/0.jpg', 'world://2/nocaps-val/1.jpg', 'world://2/nocaps-val/2.jpg'],
+  );
   await assert.rejects(readImageSource('world:huge:coco-val'), /unknown world preset/);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-sources-'));
   fs.writeFileSync(path.join(dir, 'pairs.tsv'), 'world://0/web/1.jpg\ta caption\nworld://0/web/2.jpg\tanother\n');
@@ -51,7 +54,16 @@ test('image sources: webdataset shards give bytes, url keys, tags and ground-tru
   for (const id of [0, 1]) {
     const item = world.captionedImage('coco-val', id);
     const { format: _f, width, height, ...truth } = item.truth;
-    rows.push({ kind: 'success', image: await world.render('coco-val', id), imageExt: 'jpg', caption: item.references[0]!, url: item.url, width, height, meta: { tags: ['a tag'], truth } });
+    rows.push({
+      kind: 'success',
+      image: await world.render('coco-val', id),
+      imageExt: 'jpg',
+      caption: item.references[0]!,
+      url: item.url,
+      width,
+      height,
+      meta: { tags: ['a tag'], truth },
+    });
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-shards-'));
   await writeShards(dir, rows);

@@ -16,7 +16,11 @@ async function cpu(): Promise<void> {
 
 async function featuresOf(model: WorldCnn, keys: string[]): Promise<ImageFeatures[]> {
   const out: ImageFeatures[] = [];
-  for await (const batch of computeFeatures(model, keys.map((key) => ({ key })), { batchSize: 2 })) {
+  for await (const batch of computeFeatures(
+    model,
+    keys.map((key) => ({ key })),
+    { batchSize: 2 },
+  )) {
     assert.deepEqual(batch.failures, []);
     out.push(...batch.features);
   }
@@ -70,8 +74,17 @@ test('region geometry: known boxes give their corners and relative area', () => 
   // clipped to the image
   assert.deepEqual(normalizedBox({ x: -10, y: 90, width: 30, height: 30 }, 100, 100), [0, 0.9, 0.2, 1]);
   // ordering by area, empty boxes dropped, capped at 16
-  const boxes: [number, number, number, number][] = [[0, 0, 0.1, 0.1], [0, 0, 0.5, 0.5], [0.2, 0.2, 0.2, 0.9], [0, 0, 1, 0.2]];
-  assert.deepEqual(orderRegions(boxes), [[0, 0, 0.5, 0.5], [0, 0, 1, 0.2], [0, 0, 0.1, 0.1]]);
+  const boxes: [number, number, number, number][] = [
+    [0, 0, 0.1, 0.1],
+    [0, 0, 0.5, 0.5],
+    [0.2, 0.2, 0.2, 0.9],
+    [0, 0, 1, 0.2],
+  ];
+  assert.deepEqual(orderRegions(boxes), [
+    [0, 0, 0.5, 0.5],
+    [0, 0, 1, 0.2],
+    [0, 0, 0.1, 0.1],
+  ]);
   assert.equal(orderRegions(tileBoxes(5)).length, 16);
 });
 

@@ -64,7 +64,9 @@ test('caption images: workspace files become data: URIs; outside files and remot
   assert.equal(out.items[3]!.image, 'data:image/png;base64,AAAA');
   assert.equal(out.items[4]!.imageNote, 'image not found');
   // The controller applies it to caption grids only.
-  const items = bundleItems({ [CAPTIONS_MIME]: { items: [{ caption: 'x', image: 'https://a/b.jpg' }] } }, (m, v) => (m === CAPTIONS_MIME ? inlineCaptionImages(v, PACKAGE_ROOT, [PACKAGE_ROOT]) : v));
+  const items = bundleItems({ [CAPTIONS_MIME]: { items: [{ caption: 'x', image: 'https://a/b.jpg' }] } }, (m, v) =>
+    m === CAPTIONS_MIME ? inlineCaptionImages(v, PACKAGE_ROOT, [PACKAGE_ROOT]) : v,
+  );
   assert.deepEqual(JSON.parse(dec.decode(items[0]!.data)).items[0], { caption: 'x', imageNote: 'remote image not loaded' });
 });
 
@@ -72,7 +74,12 @@ test('n-gram highlighting marks each word with the longest shared n-gram', () =>
   const t = highlight('A dog runs on the beach!', ['a dog on the sand', 'the beach']);
   const marks = t.filter((x) => x.word).map((x) => `${x.word}:${x.match}`);
   assert.deepEqual(marks, ['a:2', 'dog:2', 'runs:0', 'on:2', 'the:2', 'beach:2']);
-  assert.equal(tokenize('a, b').map((x) => x.text).join(''), 'a, b');
+  assert.equal(
+    tokenize('a, b')
+      .map((x) => x.text)
+      .join(''),
+    'a, b',
+  );
   assert.equal(highlightHtml(highlight('<b>dog</b>', ['dog'])), '&lt;b&gt;<mark class="ng1">dog</mark>&lt;/b&gt;');
   assert.deepEqual(ngramPrecision('a dog runs', ['a dog sleeps']), [2 / 3, 1 / 2, 0, 0]);
 });
@@ -165,5 +172,7 @@ test('show.run announces a run: a run MIME bundle in a notebook, a text line els
   } finally {
     g[key] = before;
   }
-  assert.deepEqual(published, [{ data: { [RUN_MIME]: { runDir: 'runs/abc', split: 'nocaps-val' }, 'text/plain': 'run: runs/abc (nocaps-val)' }, metadata: {}, update: false }]);
+  assert.deepEqual(published, [
+    { data: { [RUN_MIME]: { runDir: 'runs/abc', split: 'nocaps-val' }, 'text/plain': 'run: runs/abc (nocaps-val)' }, metadata: {}, update: false },
+  ]);
 });

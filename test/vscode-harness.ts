@@ -80,21 +80,31 @@ export function installExtension(vsix: string, dirs: { user: string; ext: string
 }
 
 /** Start code-server on `folder`, in its own process group; resolves once it answers HTTP. */
-export async function startCodeServer(folder: string, dirs: { user: string; ext: string; config: string }, env: NodeJS.ProcessEnv, logFile: string): Promise<CodeServer> {
+export async function startCodeServer(
+  folder: string,
+  dirs: { user: string; ext: string; config: string },
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): Promise<CodeServer> {
   const port = await freePort();
   const out = fs.openSync(logFile, 'w');
   const proc = spawn(
     NODE,
     [
       CODE_SERVER,
-      '--config', dirs.config,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--config',
+      dirs.config,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-getting-started-override',
-      '--user-data-dir', dirs.user,
-      '--extensions-dir', dirs.ext,
+      '--user-data-dir',
+      dirs.user,
+      '--extensions-dir',
+      dirs.ext,
       folder,
     ],
     { detached: true, stdio: ['ignore', out, out], env: { ...process.env, ...env } },

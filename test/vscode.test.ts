@@ -22,10 +22,25 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/paths';
-import { frameWith, installExtension, launchChromium, missingTools, pick, quickOpen, readTrace, runCommand, sleep, startCodeServer, waitFor, type TraceLine } from './vscode-harness';
+import {
+  frameWith,
+  installExtension,
+  launchChromium,
+  missingTools,
+  pick,
+  quickOpen,
+  readTrace,
+  runCommand,
+  sleep,
+  startCodeServer,
+  waitFor,
+  type TraceLine,
+} from './vscode-harness';
 
 /** Repository notebooks run whole in VS Code, besides the extension's own test notebook. */
-const NOTEBOOKS: string[] = (process.env.CCKIT_VSCODE_NOTEBOOKS ?? 'notebooks/example-outputs.ipynb,notebooks/00-quickstart.ipynb,notebooks/03-table3-pretraining-data.ipynb')
+const NOTEBOOKS: string[] = (
+  process.env.CCKIT_VSCODE_NOTEBOOKS ?? 'notebooks/example-outputs.ipynb,notebooks/00-quickstart.ipynb,notebooks/03-table3-pretraining-data.ipynb'
+)
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
@@ -86,7 +101,13 @@ async function scrollNotebookTo(page: Page, selector: string, maxSteps = 40): Pr
   const top = box.y + 40;
   for (let i = 0; i < maxSteps; i++) {
     const f = await frameWith(page, selector);
-    const target = f ? await f.locator(selector).first().boundingBox().catch(() => null) : null;
+    const target = f
+      ? await f
+          .locator(selector)
+          .first()
+          .boundingBox()
+          .catch(() => null)
+      : null;
     if (f && target && target.y >= top - 20 && target.y <= top + 120) return f;
     const delta = target ? Math.max(-600, Math.min(600, target.y - top - 50)) : 400;
     await page.mouse.wheel(0, delta);
@@ -170,7 +191,12 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     // The extension activates on `workspaceContains:notebooks/*.ipynb`; an .ipynb opened before it has
     // registered its controller would still open as a notebook, but wait so the kernel is there.
     step('waiting for the extension to activate');
-    const activated = await waitFor('the extension to activate (trace "activated")', () => readTrace(traceFile).find((l) => l.event === 'activated'), 90_000, 300);
+    const activated = await waitFor(
+      'the extension to activate (trace "activated")',
+      () => readTrace(traceFile).find((l) => l.event === 'activated'),
+      90_000,
+      300,
+    );
     assert.equal(activated.trusted, true);
 
     step('opening the Captions sidebar');
@@ -205,7 +231,11 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     assert.equal(published?.runDir, FIXTURE_RUN, 'show.run published the fixture run');
 
     step('checking the rendered outputs');
-    await page.locator('.notebook-editor').first().click({ position: { x: 400, y: 10 } }).catch(() => undefined);
+    await page
+      .locator('.notebook-editor')
+      .first()
+      .click({ position: { x: 400, y: 10 } })
+      .catch(() => undefined);
     const textFrame = await waitFor('the text output', () => frameWith(page, 'text=hello from the cckit kernel: 1 4 9'), 30_000, 400);
     assert.ok(textFrame);
     const plotFrame = await scrollNotebookTo(page, '.cckit-plotly .main-svg');
@@ -215,10 +245,15 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     const gridFrame = await scrollNotebookTo(page, '.cckit-captions h4');
     await waitFor(
       'caption grid thumbnails to load',
-      () => gridFrame.evaluate(() => {
-        const imgs = Array.from((globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ complete: boolean; naturalWidth: number }> } }).document.querySelectorAll('.cckit-captions .card img.thumb'));
-        return imgs.length === 8 && imgs.every((i) => i.complete && i.naturalWidth > 0) ? imgs.length : undefined;
-      }),
+      () =>
+        gridFrame.evaluate(() => {
+          const imgs = Array.from(
+            (
+              globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ complete: boolean; naturalWidth: number }> } }
+            ).document.querySelectorAll('.cckit-captions .card img.thumb'),
+          );
+          return imgs.length === 8 && imgs.every((i) => i.complete && i.naturalWidth > 0) ? imgs.length : undefined;
+        }),
       20_000,
     );
     assert.equal(await gridFrame.locator('.cckit-captions .card').count(), 8);
@@ -226,30 +261,44 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     assert.ok((await gridFrame.locator('.cckit-captions .card mark').count()) > 0, 'n-gram matches highlighted in the grid');
 
     step('checking the sidebar shows the published run');
-    const sidebar = await waitFor('the sidebar to list the fixture run', async () => {
-      const f = await frameWith(page, '.cckit-sidebar li.item');
-      return f && (await f.locator('.cckit-sidebar li.item').count()) === 12 ? f : undefined;
-    }, 30_000, 400);
+    const sidebar = await waitFor(
+      'the sidebar to list the fixture run',
+      async () => {
+        const f = await frameWith(page, '.cckit-sidebar li.item');
+        return f && (await f.locator('.cckit-sidebar li.item').count()) === 12 ? f : undefined;
+      },
+      30_000,
+      400,
+    );
     assert.match((await sidebar.locator('.summary').textContent()) ?? '', /sample predictions \(fixture\)/);
     await waitFor(
       'the large image in the sidebar',
-      () => sidebar.evaluate(() => {
-        const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector('.detail img.large');
-        return !!img && img.complete && img.naturalWidth > 0;
-      }),
+      () =>
+        sidebar.evaluate(() => {
+          const img = (
+            globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }
+          ).document.querySelector('.detail img.large');
+          return !!img && img.complete && img.naturalWidth > 0;
+        }),
       20_000,
     );
     assert.ok((await sidebar.locator('.detail .pred mark').count()) > 0, 'caption n-grams highlighted');
     // Filters: domain and word.
-    const domains = JSON.parse(fs.readFileSync(path.join(FIXTURE_RUN, 'predictions', 'nocaps-val.json'), 'utf8')).items.map((i: { domain: string }) => i.domain) as string[];
+    const domains = JSON.parse(fs.readFileSync(path.join(FIXTURE_RUN, 'predictions', 'nocaps-val.json'), 'utf8')).items.map(
+      (i: { domain: string }) => i.domain,
+    ) as string[];
     await sidebar.locator('input[data-domain="out"]').uncheck();
     await waitFor('the "out" filter', async () => (await sidebar.locator('li.item').count()) === domains.filter((d) => d !== 'out').length, 5000);
     await sidebar.locator('input[data-domain="out"]').check();
     await sidebar.locator('#word').fill('plate');
-    await waitFor('the word filter', async () => {
-      const n = await sidebar.locator('li.item').count();
-      return n > 0 && n < 12;
-    }, 5000);
+    await waitFor(
+      'the word filter',
+      async () => {
+        const n = await sidebar.locator('li.item').count();
+        return n > 0 && n < 12;
+      },
+      5000,
+    );
     await sidebar.locator('#word').fill('');
     await waitFor('all items back', async () => (await sidebar.locator('li.item').count()) === 12, 5000);
     await sidebar.locator('li.item').nth(1).click();
@@ -265,7 +314,10 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
       step(`cckit: Open Reproduction Notebook… → ${rel}`);
       await runCommand(page, 'cckit: Open Reproduction Notebook…');
       await pick(page, path.basename(rel));
-      await page.locator(`.tab[aria-label*="${path.basename(rel)}"]`).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator(`.tab[aria-label*="${path.basename(rel)}"]`)
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
       await page.locator('.notebook-editor:visible .code-cell-row').first().waitFor({ state: 'visible', timeout: 60_000 });
       since = readTrace(traceFile).length;
       await runAll(page);
@@ -275,7 +327,8 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
       assert.equal(failed.length, 0, `${rel}: cells failed: ${JSON.stringify(failed)}`);
       if (rel.endsWith('example-outputs.ipynb')) {
         const mimes = done.flatMap((c) => (c.outputs as string[][]).flat());
-        for (const m of ['stream:stdout', 'text/html', 'application/vnd.plotly.v1+json', 'application/vnd.cckit.captions+json']) assert.ok(mimes.includes(m), `${rel}: an output of ${m}`);
+        for (const m of ['stream:stdout', 'text/html', 'application/vnd.plotly.v1+json', 'application/vnd.cckit.captions+json'])
+          assert.ok(mimes.includes(m), `${rel}: an output of ${m}`);
         await scrollNotebookTo(page, '.cckit-plotly .main-svg');
         await scrollNotebookTo(page, '.cckit-captions');
       }

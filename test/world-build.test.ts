@@ -19,7 +19,8 @@ after(() => fs.rmSync(temporary, { recursive: true, force: true }));
 const SMALL = { web: 400, 'coco-train': 40, 'coco-val': 10, 'nocaps-val': 30, 'nocaps-test': 10, flickr: 10, narratives: 5 };
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => path.relative(dir, path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name)))
     .sort();
@@ -139,7 +140,10 @@ test('--render writes img2dataset-style shards that read back with their images 
   const samples = [];
   for await (const sample of readSamples(path.join(out, 'shards/web'))) samples.push(sample);
   assert.equal(samples.length, 12);
-  assert.deepEqual(fs.readdirSync(path.join(out, 'shards/web')).filter((f) => f.endsWith('.tar')), ['00000.tar', '00001.tar', '00002.tar']);
+  assert.deepEqual(
+    fs.readdirSync(path.join(out, 'shards/web')).filter((f) => f.endsWith('.tar')),
+    ['00000.tar', '00001.tar', '00002.tar'],
+  );
   const pair = new World({ seed: 2 }).webPair(7);
   const seventh = samples[7];
   assert.equal(seventh.caption, pair.caption.replace(/[\t\r\n]/g, ' '));
@@ -152,7 +156,22 @@ test('--render writes img2dataset-style shards that read back with their images 
 
 test('cckit world build and cckit stats from the command line', () => {
   const out = path.join(temporary, 'cli');
-  const build = runCli(['world', 'build', '--seed', '3', '--out', out, '--size', 'web=300', 'coco-train=20', 'coco-val=5', 'nocaps-val=10', 'nocaps-test=10', 'flickr=5', 'narratives=5']);
+  const build = runCli([
+    'world',
+    'build',
+    '--seed',
+    '3',
+    '--out',
+    out,
+    '--size',
+    'web=300',
+    'coco-train=20',
+    'coco-val=5',
+    'nocaps-val=10',
+    'nocaps-test=10',
+    'flickr=5',
+    'narratives=5',
+  ]);
   assert.equal(build.status, 0, build.stderr);
   assert.match(build.stdout, /web\s+300/);
   const stats = runCli(['stats', path.join(out, 'web/cc12m.tsv'), '--json']);
@@ -162,5 +181,10 @@ test('cckit world build and cckit stats from the command line', () => {
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /--preset: "huge"/);
   assert.equal(runCli(['stats', '/nonexistent.tsv']).status, 1);
-  for (const args of [['world', 'build', '--help'], ['world', 'serve', '--help'], ['stats', '--help']]) assert.equal(runCli(args).status, 0);
+  for (const args of [
+    ['world', 'build', '--help'],
+    ['world', 'serve', '--help'],
+    ['stats', '--help'],
+  ])
+    assert.equal(runCli(args).status, 0);
 });

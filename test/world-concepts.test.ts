@@ -22,7 +22,11 @@ test('COCO: 80 categories in COCO order, each a valid noun synset holding its le
   assert.equal(COCO_CATEGORIES[0]!.name, 'person');
   assert.equal(COCO_CATEGORIES[79]!.name, 'toothbrush');
   const ids = COCO_CATEGORIES.map((c) => c.id);
-  assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'COCO ids increase');
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => a - b),
+    'COCO ids increase',
+  );
   assert.equal(new Set(COCO_CATEGORIES.map((c) => c.synset)).size, 80, 'distinct synsets');
   const wn = wordnet();
   for (const cat of COCO_CATEGORIES) {
@@ -85,7 +89,9 @@ test('catalog: size, uniqueness, determinism, cache', () => {
 
 test('catalog: chains follow WordNet first hypernyms', () => {
   const wn = wordnet();
-  for (const c of buildConcepts().slice(0, 600).filter((_, i) => i % 7 === 0)) {
+  for (const c of buildConcepts()
+    .slice(0, 600)
+    .filter((_, i) => i % 7 === 0)) {
     let cur = c.synset;
     for (let k = 0; k < c.hypernymSynsets.length; k++) {
       assert.equal(wn.hypernyms(cur)[0], c.hypernymSynsets[k], `${c.name} step ${k}`);
@@ -237,14 +243,43 @@ test('scenes: format and size shares within tolerance over 2,000 scenes', () => 
   const concepts = buildConcepts();
   const scenes = scenesFor(9, 0, 2000, concepts);
   const share = (f: (s: (typeof scenes)[number]) => boolean): number => scenes.filter(f).length / scenes.length;
-  const near = (x: number, want: number, tol: number, what: string): void =>
-    assert.ok(Math.abs(x - want) <= tol, `${what}: ${x.toFixed(3)} vs ${want}`);
-  near(share((s) => s.format === 'png'), 0.08, 0.02, 'png');
-  near(share((s) => s.format === 'gif'), 0.04, 0.015, 'gif');
-  near(share((s) => s.format === 'jpeg'), 0.88, 0.025, 'jpeg');
-  near(share((s) => sizeClass(s) === 'undersized'), 0.1, 0.02, 'undersized');
-  near(share((s) => sizeClass(s) === 'extreme'), 0.06, 0.015, 'extreme aspect');
-  near(share((s) => sizeClass(s) === 'wide'), 0.05, 0.015, 'wide aspect (between CC3M and CC12M limits)');
+  const near = (x: number, want: number, tol: number, what: string): void => assert.ok(Math.abs(x - want) <= tol, `${what}: ${x.toFixed(3)} vs ${want}`);
+  near(
+    share((s) => s.format === 'png'),
+    0.08,
+    0.02,
+    'png',
+  );
+  near(
+    share((s) => s.format === 'gif'),
+    0.04,
+    0.015,
+    'gif',
+  );
+  near(
+    share((s) => s.format === 'jpeg'),
+    0.88,
+    0.025,
+    'jpeg',
+  );
+  near(
+    share((s) => sizeClass(s) === 'undersized'),
+    0.1,
+    0.02,
+    'undersized',
+  );
+  near(
+    share((s) => sizeClass(s) === 'extreme'),
+    0.06,
+    0.015,
+    'extreme aspect',
+  );
+  near(
+    share((s) => sizeClass(s) === 'wide'),
+    0.05,
+    0.015,
+    'wide aspect (between CC3M and CC12M limits)',
+  );
   for (const s of scenes) {
     const long = Math.max(s.width, s.height);
     const short = Math.min(s.width, s.height);
@@ -256,7 +291,9 @@ test('scenes: format and size shares within tolerance over 2,000 scenes', () => 
   // What CC-style filters keep: JPEG, both sides > 400, aspect ≤ 2.
   const kept = share((s) => s.format === 'jpeg' && Math.min(s.width, s.height) > 400 && Math.max(s.width, s.height) / Math.min(s.width, s.height) <= 2);
   near(kept, 0.88 * 0.79, 0.03, 'kept by CC3M-style filters');
-  const keptRelaxed = share((s) => s.format === 'jpeg' && Math.min(s.width, s.height) > 400 && Math.max(s.width, s.height) / Math.min(s.width, s.height) <= 2.5);
+  const keptRelaxed = share(
+    (s) => s.format === 'jpeg' && Math.min(s.width, s.height) > 400 && Math.max(s.width, s.height) / Math.min(s.width, s.height) <= 2.5,
+  );
   near(keptRelaxed, 0.88 * 0.84, 0.03, 'kept by CC12M-style filters');
   // Options change the shares.
   const custom = scenesFor(9, 0, 1000, concepts, { pngShare: 0, gifShare: 0, undersizedShare: 0.5, extremeAspectShare: 0, wideAspectShare: 0 });

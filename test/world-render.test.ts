@@ -30,10 +30,7 @@ test('visual signatures: deterministic, family-shaped, siblings differ', () => {
   assert.equal(a.family, durian.family);
   const mangosteen = visualSignature(conceptByName('mangosteen')!);
   assert.equal(mangosteen.family, a.family);
-  assert.notDeepEqual(
-    [mangosteen.hue, mangosteen.texture, mangosteen.aspect, mangosteen.params],
-    [a.hue, a.texture, a.aspect, a.params],
-  );
+  assert.notDeepEqual([mangosteen.hue, mangosteen.texture, mangosteen.aspect, mangosteen.params], [a.hue, a.texture, a.aspect, a.params]);
   // Signatures are (almost) all distinct; every family is drawn.
   const keys = new Set(concepts.map((c) => JSON.stringify(visualSignature(c))));
   assert.equal(keys.size, concepts.length);
@@ -93,7 +90,10 @@ test('render: undersized and extreme-aspect images keep their dimensions; conten
   const [x, y] = await Promise.all([renderScene(base, concepts), renderScene(moved, concepts)]);
   assert.ok(!x.equals(y));
   const stats = await sharp(x).stats();
-  assert.ok(stats.channels.some((ch) => ch.stdev > 5), 'not a flat image');
+  assert.ok(
+    stats.channels.some((ch) => ch.stdev > 5),
+    'not a flat image',
+  );
 });
 
 test('render: scenes without frames fall back to the box', async () => {

@@ -63,9 +63,5 @@ export function renderCaptions(payload: CaptionsPayload, trusted: boolean): stri
       '</div>'
     );
   });
-  return (
-    `<div class="cckit-captions">` +
-    (payload.title ? `<h4>${escapeHtml(payload.title)}</h4>` : '') +
-    `<div class="grid">${cards.join('')}</div></div>`
-  );
+  return `<div class="cckit-captions">` + (payload.title ? `<h4>${escapeHtml(payload.title)}</h4>` : '') + `<div class="grid">${cards.join('')}</div></div>`;
 }

@@ -32,7 +32,12 @@ export interface PublishedRun {
 }
 
 function isTypeScriptNotebook(nb: vscode.NotebookDocument): boolean {
-  const md = nb.metadata as { metadata?: Record<string, unknown>; custom?: { metadata?: Record<string, unknown> }; kernelspec?: unknown; language_info?: unknown };
+  const md = nb.metadata as {
+    metadata?: Record<string, unknown>;
+    custom?: { metadata?: Record<string, unknown> };
+    kernelspec?: unknown;
+    language_info?: unknown;
+  };
   const meta = md.metadata ?? md.custom?.metadata ?? (md as Record<string, unknown>);
   const spec = meta.kernelspec as { name?: string; language?: string } | undefined;
   const lang = meta.language_info as { name?: string } | undefined;
@@ -105,7 +110,10 @@ export class CckitController implements vscode.Disposable {
         exec.start(Date.now());
         await exec.replaceOutput(
           new vscode.NotebookCellOutput([
-            vscode.NotebookCellOutputItem.error({ name: 'WorkspaceNotTrusted', message: 'cckit runs no cell in an untrusted workspace. Trust the workspace (Workspaces: Manage Workspace Trust) to run it.' }),
+            vscode.NotebookCellOutputItem.error({
+              name: 'WorkspaceNotTrusted',
+              message: 'cckit runs no cell in an untrusted workspace. Trust the workspace (Workspaces: Manage Workspace Trust) to run it.',
+            }),
           ]),
         );
         exec.end(false, Date.now());
@@ -163,7 +171,11 @@ export class CckitController implements vscode.Disposable {
         index: exec.cell.index,
         status: result.status,
         executionOrder: result.executionCount,
-        outputs: result.outputs.map((o) => (o.type === 'display_data' || o.type === 'execute_result' || o.type === 'update_display_data' ? Object.keys(o.data) : [o.type === 'error' ? `error:${o.ename}` : `stream:${o.name}`])),
+        outputs: result.outputs.map((o) =>
+          o.type === 'display_data' || o.type === 'execute_result' || o.type === 'update_display_data'
+            ? Object.keys(o.data)
+            : [o.type === 'error' ? `error:${o.ename}` : `stream:${o.name}`],
+        ),
       });
     } catch (err) {
       this.log.appendLine(`[${path.basename(nb.uri.path)}] execution failed: ${(err as Error).stack ?? err}`);

@@ -18,7 +18,18 @@ export interface Item {
 }
 
 /** Richest first; VS Code picks the renderer itself, this only keeps saved notebooks tidy. */
-const ORDER = [PLOTLY_MIME, CAPTIONS_MIME, 'text/html', 'image/svg+xml', 'image/png', 'image/jpeg', 'image/gif', 'text/markdown', 'application/json', 'text/plain'];
+const ORDER = [
+  PLOTLY_MIME,
+  CAPTIONS_MIME,
+  'text/html',
+  'image/svg+xml',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'text/markdown',
+  'application/json',
+  'text/plain',
+];
 const BINARY = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 const enc = new TextEncoder();
@@ -58,7 +69,14 @@ export function runOf(bundle: MimeBundle): { runDir: string; split?: string } | 
   return { runDir: v.runDir, ...(typeof v.split === 'string' ? { split: v.split } : {}) };
 }
 
-const IMAGE_TYPES: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml' };
+const IMAGE_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+};
 /** Largest image inlined into a caption grid. */
 export const MAX_INLINE_IMAGE = 2 * 1024 * 1024;
 

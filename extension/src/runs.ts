@@ -36,7 +36,13 @@ export interface RunView {
 }
 
 export function listRunSummaries(runsRoot: string): RunSummary[] {
-  return listRuns(runsRoot).map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}), status: r.status, dir: path.join(runsRoot, r.id), updated: r.updated }));
+  return listRuns(runsRoot).map((r) => ({
+    id: r.id,
+    ...(r.name ? { name: r.name } : {}),
+    status: r.status,
+    dir: path.join(runsRoot, r.id),
+    updated: r.updated,
+  }));
 }
 
 /** The run to show when none was chosen: the newest one that has predictions. */

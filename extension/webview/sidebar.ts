@@ -105,16 +105,25 @@ function render(): void {
   if (!data) return;
   const runs = data.runs;
   const run = data.run;
-  const runOptions = runs.map((r) => `<option value="${escapeHtml(r.dir)}"${run && r.dir === run.dir ? ' selected' : ''}>${escapeHtml(r.name ? `${r.id} — ${r.name}` : r.id)}</option>`).join('');
+  const runOptions = runs
+    .map(
+      (r) => `<option value="${escapeHtml(r.dir)}"${run && r.dir === run.dir ? ' selected' : ''}>${escapeHtml(r.name ? `${r.id} — ${r.name}` : r.id)}</option>`,
+    )
+    .join('');
   let html = `<header><label>Run <select id="run">${run && !runs.some((r) => r.dir === run.dir) ? `<option selected>${escapeHtml(run.info.id)}</option>` : ''}${runOptions}</select></label>`;
-  if (run) html += ` <label>Split <select id="split">${run.splits.map((s) => `<option${s === run.split ? ' selected' : ''}>${escapeHtml(s)}</option>`).join('')}</select></label>`;
+  if (run)
+    html += ` <label>Split <select id="split">${run.splits.map((s) => `<option${s === run.split ? ' selected' : ''}>${escapeHtml(s)}</option>`).join('')}</select></label>`;
   html += '</header>';
   if (data.error || !run) {
     app.innerHTML = html + `<p class="muted">${escapeHtml(data.error ?? 'No run.')}</p>`;
     bind();
     return;
   }
-  const corpus = run.corpus ? Object.entries(run.corpus).map(([k, v]) => `<span><b>${escapeHtml(k)}</b> ${fmt(v)}</span>`).join(' ') : '';
+  const corpus = run.corpus
+    ? Object.entries(run.corpus)
+        .map(([k, v]) => `<span><b>${escapeHtml(k)}</b> ${fmt(v)}</span>`)
+        .join(' ')
+    : '';
   const shown = visibleItems(run.items, filters);
   if (!filters.selected || !run.items.some((i) => i.id === filters.selected)) filters.selected = shown[0]?.id;
   const selected = run.items.find((i) => i.id === filters.selected);
@@ -123,7 +132,9 @@ function render(): void {
     (corpus ? `<div class="corpus">${corpus}</div>` : '') +
     '</div>' +
     '<fieldset class="filters">' +
-    ['in', 'near', 'out'].map((d) => `<label class="dom"><input type="checkbox" data-domain="${d}"${filters.domains.includes(d) ? ' checked' : ''}>${d}</label>`).join('') +
+    ['in', 'near', 'out']
+      .map((d) => `<label class="dom"><input type="checkbox" data-domain="${d}"${filters.domains.includes(d) ? ' checked' : ''}>${d}</label>`)
+      .join('') +
     `<label>${METRIC} <input id="min" type="number" step="0.1" placeholder="min" value="${escapeHtml(filters.min)}">–<input id="max" type="number" step="0.1" placeholder="max" value="${escapeHtml(filters.max)}"></label>` +
     `<input id="word" type="search" placeholder="word in caption or references" value="${escapeHtml(filters.word)}">` +
     `<label>Sort <select id="sort">${[

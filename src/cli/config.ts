@@ -39,9 +39,11 @@ const nonNegative: Check = (v, at) => {
 const positive: Check = (v, at) => {
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(at, 'a number > 0', v);
 };
-const integer = (min: number): Check => (v, at) => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) fail(at, `an integer ≥ ${min}`, v);
-};
+const integer =
+  (min: number): Check =>
+  (v, at) => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) fail(at, `an integer ≥ ${min}`, v);
+  };
 const fraction: Check = (v, at) => {
   if (typeof v !== 'number' || !(v > 0 && v <= 1)) fail(at, 'a fraction in (0, 1]', v);
 };
@@ -51,17 +53,23 @@ const string: Check = (v, at) => {
 const boolean: Check = (v, at) => {
   if (typeof v !== 'boolean') fail(at, 'true or false', v);
 };
-const oneOf = (values: readonly string[]): Check => (v, at) => {
-  if (typeof v !== 'string' || !values.includes(v)) fail(at, values.map((x) => JSON.stringify(x)).join(' | '), v);
-};
-const arrayOf = (item: Check, min = 0): Check => (v, at) => {
-  if (!Array.isArray(v) || v.length < min) fail(at, min > 0 ? `a list of at least ${min}` : 'a list', v);
-  (v as unknown[]).forEach((x, i) => item(x, `${at}[${i}]`));
-};
-const recordOf = (item: Check): Check => (v, at) => {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) fail(at, 'an object', v);
-  for (const [k, x] of Object.entries(v as object)) item(x, `${at}.${k}`);
-};
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v, at) => {
+    if (typeof v !== 'string' || !values.includes(v)) fail(at, values.map((x) => JSON.stringify(x)).join(' | '), v);
+  };
+const arrayOf =
+  (item: Check, min = 0): Check =>
+  (v, at) => {
+    if (!Array.isArray(v) || v.length < min) fail(at, min > 0 ? `a list of at least ${min}` : 'a list', v);
+    (v as unknown[]).forEach((x, i) => item(x, `${at}[${i}]`));
+  };
+const recordOf =
+  (item: Check): Check =>
+  (v, at) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) fail(at, 'an object', v);
+    for (const [k, x] of Object.entries(v as object)) item(x, `${at}.${k}`);
+  };
 
 /** An object with these fields: `required` must be there; the others may be; nothing else. */
 function object<T>(shape: Shape<T>, required: readonly (keyof T & string)[]): Check {
@@ -76,14 +84,27 @@ function object<T>(shape: Shape<T>, required: readonly (keyof T & string)[]): Ch
 }
 
 /** The variant of a union whose `kind` (or `name`) field says which. */
-const tagged = (tag: string, variants: Record<string, Check>): Check => (v, at) => {
-  const t = v && typeof v === 'object' ? (v as Record<string, unknown>)[tag] : undefined;
-  const check = typeof t === 'string' ? variants[t] : undefined;
-  if (!check) fail(at ? `${at}.${tag}` : tag, Object.keys(variants).map((x) => JSON.stringify(x)).join(' | '), t);
-  check!(v, at);
-};
+const tagged =
+  (tag: string, variants: Record<string, Check>): Check =>
+  (v, at) => {
+    const t = v && typeof v === 'object' ? (v as Record<string, unknown>)[tag] : undefined;
+    const check = typeof t === 'string' ? variants[t] : undefined;
+    if (!check)
+      fail(
+        at ? `${at}.${tag}` : tag,
+        Object.keys(variants)
+          .map((x) => JSON.stringify(x))
+          .join(' | '),
+        t,
+      );
+    check!(v, at);
+  };
 
-const features = object<FeatureSpec>({ backbone: oneOf(BACKBONE_NAMES), mode: oneOf(VISUAL_MODES), tags: boolean, permuteRegions: boolean, cacheDir: string }, ['backbone', 'mode', 'tags']);
+const features = object<FeatureSpec>({ backbone: oneOf(BACKBONE_NAMES), mode: oneOf(VISUAL_MODES), tags: boolean, permuteRegions: boolean, cacheDir: string }, [
+  'backbone',
+  'mode',
+  'tags',
+]);
 
 const model = object<ModelSpec>(
   {
@@ -117,7 +138,10 @@ const optimizer = tagged('name', {
 });
 
 const weightRate = object<{ weight: number; rate: number }>({ weight: nonNegative, rate: fraction }, ['weight', 'rate']);
-const objectives = object<ObjectiveWeights>({ ic: nonNegative, mlm: weightRate, moc: weightRate, vlm: object<{ weight: number }>({ weight: nonNegative }, ['weight']) }, []);
+const objectives = object<ObjectiveWeights>(
+  { ic: nonNegative, mlm: weightRate, moc: weightRate, vlm: object<{ weight: number }>({ weight: nonNegative }, ['weight']) },
+  [],
+);
 
 const trainFile = object<TrainFileConfig>(
   {
@@ -126,7 +150,10 @@ const trainFile = object<TrainFileConfig>(
     features,
     model,
     data: object<TrainConfig['data']>({ train: arrayOf(source, 1), subsample: fraction, maxCaptionLen: integer(1) }, ['train', 'maxCaptionLen']),
-    val: object<NonNullable<TrainConfig['val']>>({ path: string, imageRoot: string, limit: integer(1), every: integer(1), maxLen: integer(1) }, ['path', 'every']),
+    val: object<NonNullable<TrainConfig['val']>>({ path: string, imageRoot: string, limit: integer(1), every: integer(1), maxLen: integer(1) }, [
+      'path',
+      'every',
+    ]),
     vocab: object<TrainConfig['vocab']>({ minCount: integer(1) }, ['minCount']),
     objectives,
     optimizer,

@@ -38,17 +38,34 @@ export async function runDemo(): Promise<void> {
   const columns = Object.keys(byDomain);
   const counts = columns.map((d) => (d === 'entire' ? nocapsCases.length : nocapsCases.filter((c) => c.domain === d).length));
   console.log(`\nnocaps-format example: raw text, PTB-tokenised, scored per domain (images: ${columns.map((d, i) => `${d} ${counts[i]}`).join(', ')})`);
-  console.log(formatTable(['metric', ...columns], ALL_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]), 4));
+  console.log(
+    formatTable(
+      ['metric', ...columns],
+      ALL_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]),
+      4,
+    ),
+  );
 
   const worldDir = path.join(PACKAGE_ROOT, '.cckit-cache', 'world-tiny-seed0');
   const manifest = await buildWorld({ seed: 0, preset: 'tiny', out: worldDir });
   const stats = await tsvStats(path.join(worldDir, 'web', 'cc12m.tsv'));
-  console.log(`\nEmbedded world, tiny preset, seed 0 (${path.relative(process.cwd(), worldDir)}): ${Object.entries(manifest.sizes).map(([s, n]) => `${s} ${n}`).join(', ')}`);
+  console.log(
+    `\nEmbedded world, tiny preset, seed 0 (${path.relative(process.cwd(), worldDir)}): ${Object.entries(manifest.sizes)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ')}`,
+  );
   console.log('Raw web pool, CC12M Table 1 statistics (before any filter):');
   console.log(
     formatTable(
       ['pairs', 'token/type', 'caption length', ...Object.keys(stats.rareWords)],
-      [[String(stats.pairs), stats.tokenTypeRatio.toFixed(1), `${stats.lengthMean.toFixed(1)} ± ${stats.lengthStd.toFixed(1)}`, ...Object.values(stats.rareWords).map(String)]],
+      [
+        [
+          String(stats.pairs),
+          stats.tokenTypeRatio.toFixed(1),
+          `${stats.lengthMean.toFixed(1)} ± ${stats.lengthStd.toFixed(1)}`,
+          ...Object.values(stats.rareWords).map(String),
+        ],
+      ],
     ),
   );
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(2)} s)`);

@@ -30,7 +30,11 @@ const DOMAIN_COLUMNS: readonly DomainKey[] = ['in', 'near', 'out', 'overall'];
 /** The table `cckit eval` prints: one row per metric, one column per domain (or "overall" alone). */
 export function formatEvalTable(output: EvalOutput): string {
   const names = Object.keys(output.corpus);
-  if (!output.domains) return formatTable(['metric', 'overall'], names.map((n) => [n, output.corpus[n]]));
+  if (!output.domains)
+    return formatTable(
+      ['metric', 'overall'],
+      names.map((n) => [n, output.corpus[n]]),
+    );
   const columns = DOMAIN_COLUMNS.filter((d) => output.domains![d] !== undefined);
   return formatTable(
     ['metric', ...columns],
@@ -53,7 +57,9 @@ export function runEval(flags: EvalFlags, write: (text: string) => void = (text)
   } else {
     scored = scoreCases(cases, options);
   }
-  const output: EvalOutput = scored.domains ? { images: cases.length, corpus: scored.corpus, domains: scored.domains } : { images: cases.length, corpus: scored.corpus };
+  const output: EvalOutput = scored.domains
+    ? { images: cases.length, corpus: scored.corpus, domains: scored.domains }
+    : { images: cases.length, corpus: scored.corpus };
   if (flags.json) {
     write(JSON.stringify(output, null, 2) + '\n');
   } else {

@@ -82,9 +82,11 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
 
 export function featuresCommand(): Command {
   return new Command('features')
-    .description('compute and cache frozen visual features (global, 8×8 grid, regions, tags) of a source\'s images')
+    .description("compute and cache frozen visual features (global, 8×8 grid, regions, tags) of a source's images")
     .requiredOption('-i, --in <source>', 'TSV, shard folder, COCO/nocaps annotation JSON, or a world split: world:PRESET:SPLIT (e.g. world:tiny:coco-train)')
-    .addOption(new Option('-b, --backbone <name>', 'world-cnn (pre-trained on the world, cached) or mobilenet (NSFWJS MobileNetV2, bundled)').default('world-cnn'))
+    .addOption(
+      new Option('-b, --backbone <name>', 'world-cnn (pre-trained on the world, cached) or mobilenet (NSFWJS MobileNetV2, bundled)').default('world-cnn'),
+    )
     .option('-o, --out <dir>', 'cache folder: features go to DIR/features/<backbone id>/, world-cnn weights to DIR/backbones/', '.cckit-cache')
     .option('-s, --seed <n>', 'world seed (world: sources, and the world-cnn pre-training images)', '0')
     .option('--limit <n>', 'at most this many images')
@@ -92,8 +94,12 @@ export function featuresCommand(): Command {
     .option('--regions <policy>', 'images without boxes: boxes (no regions) or tiles (the nine 3×3 tiles)', 'boxes')
     .option('--tags <file>', 'TSV sources: vision tags as JSON lines {url, tags} (default: truth.jsonl beside the TSV)')
     .option('--images <dir>', 'COCO sources not built by cckit: folder the file_names are relative to')
-    .option('--recipe <name>', `world-cnn pre-training recipe: quick (${PRETRAIN_RECIPES.quick.steps} steps, ~75 s once) or standard (${PRETRAIN_RECIPES.standard.steps} steps, ~6 min once, better features)`, 'quick')
-    .option('--pretrain-steps <n>', 'world-cnn: override the recipe\'s pre-training steps (batch 32)')
-    .option('--pretrain-images <n>', 'world-cnn: override the recipe\'s pre-training images')
+    .option(
+      '--recipe <name>',
+      `world-cnn pre-training recipe: quick (${PRETRAIN_RECIPES.quick.steps} steps, ~75 s once) or standard (${PRETRAIN_RECIPES.standard.steps} steps, ~6 min once, better features)`,
+      'quick',
+    )
+    .option('--pretrain-steps <n>', "world-cnn: override the recipe's pre-training steps (batch 32)")
+    .option('--pretrain-images <n>', "world-cnn: override the recipe's pre-training images")
     .action(runFeatures);
 }

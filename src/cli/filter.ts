@@ -26,7 +26,8 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
   if (!fs.existsSync(flags.in)) throw new Error(`--in: ${flags.in}: no such file`);
   if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
   const only = flags.stages?.split(',').map((s) => s.trim()) as StageName[] | undefined;
-  for (const stage of only ?? []) if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`--stages: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
+  for (const stage of only ?? [])
+    if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`--stages: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
   if (!['auto', 'world', 'wordnet'].includes(flags.catalog)) throw new Error(`--catalog: "${flags.catalog}" is not auto, world or wordnet`);
   const catalog = flags.catalog === 'world' || (flags.catalog === 'auto' && isWorldData(flags.in)) ? worldCatalog() : undefined;
   const preset = PRESETS[flags.preset as PresetName];
@@ -48,9 +49,14 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
     });
     progress.stop();
     const rows = result.funnel.rows().filter((s) => s.in > 0 || s.stage !== 'read');
-    console.log(`${preset.name} pipeline over ${flags.in}${result.tagsFile ? ` (tags: ${result.tagsFile})` : ''}${flags.nsfw ? '' : ' (pornography detector off)'}`);
+    console.log(
+      `${preset.name} pipeline over ${flags.in}${result.tagsFile ? ` (tags: ${result.tagsFile})` : ''}${flags.nsfw ? '' : ' (pornography detector off)'}`,
+    );
     if (preset.transform === 'hypernymise') console.log(`concept catalog: ${catalog?.name ?? 'wordnet'} (--catalog ${flags.catalog})`);
-    if (result.rareWords !== null) console.log(`rare-word threshold ${result.rareWords} (paper: ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs, scaled to ${result.vocabularyPairs.toLocaleString('en')})`);
+    if (result.rareWords !== null)
+      console.log(
+        `rare-word threshold ${result.rareWords} (paper: ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs, scaled to ${result.vocabularyPairs.toLocaleString('en')})`,
+      );
     console.log(
       formatTable(
         ['stage', 'in', 'out', 'kept %', 'top rejection reasons'],
@@ -59,11 +65,17 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
           String(s.in),
           String(s.out),
           s.in === 0 ? '—' : ((100 * s.out) / s.in).toFixed(1),
-          Object.entries(s.rejected).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([r, n]) => `${r} ${n}`).join(', '),
+          Object.entries(s.rejected)
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 3)
+            .map(([r, n]) => `${r} ${n}`)
+            .join(', '),
         ]),
       ),
     );
-    console.log(`\n${result.input} rows: ${result.kept} kept, ${result.funnel.rejectedTotal} rejected (${((Date.now() - started) / 1000).toFixed(1)} s); files in ${flags.out}`);
+    console.log(
+      `\n${result.input} rows: ${result.kept} kept, ${result.funnel.rejectedTotal} rejected (${((Date.now() - started) / 1000).toFixed(1)} s); files in ${flags.out}`,
+    );
   } finally {
     progress.stop();
   }

@@ -80,8 +80,16 @@ export function buildProgram(): Command {
     .option('--no-nsfw', 'skip the pornography detector (faster)')
     .option('--concurrency <n>', 'pairs in flight at once', '8')
     .option('--layout <layout>', 'TSV column order: auto (from URL-looking column), caption-url (CC3M) or url-caption (CC12M)', 'auto')
-    .option('--workers <n>', 'worker threads for the text and image–text stages (0: main thread)', String(Math.max(1, Math.min(os.availableParallelism?.() ?? os.cpus().length, 8))))
-    .option('--catalog <name>', "CC3M hypernymiser's concept catalog: wordnet, world (the embedded world's), or auto (world for world:// data, else wordnet)", 'auto')
+    .option(
+      '--workers <n>',
+      'worker threads for the text and image–text stages (0: main thread)',
+      String(Math.max(1, Math.min(os.availableParallelism?.() ?? os.cpus().length, 8))),
+    )
+    .option(
+      '--catalog <name>',
+      "CC3M hypernymiser's concept catalog: wordnet, world (the embedded world's), or auto (world for world:// data, else wordnet)",
+      'auto',
+    )
     .action(runFilter);
 
   program

@@ -16,7 +16,10 @@ export async function runStats(source: string, flags: StatsFlags): Promise<void>
   if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
   if (!['fast', 'ptb'].includes(flags.tokenizer)) throw new Error(`--tokenizer: "${flags.tokenizer}" is not fast or ptb`);
   if (!['throw', 'reject'].includes(flags.malformed)) throw new Error(`--malformed: "${flags.malformed}" is not throw or reject`);
-  const rareWords = flags.rareWords.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
+  const rareWords = flags.rareWords
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
   const options = { tokenizer: flags.tokenizer as 'fast' | 'ptb', rareWords };
   const started = Date.now();
   const stats: CaptionStatistics = fs.statSync(source).isDirectory()

@@ -25,7 +25,12 @@ export async function runTrain(flags: { config: string; runs: string; force: boo
       force: flags.force,
       progress: (done, total) => progress('train', done, total),
       onLog: (line) => {
-        if (line.val) process.stderr.write(`\nstep ${line.step}: ${Object.entries(line.val).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}\n`);
+        if (line.val)
+          process.stderr.write(
+            `\nstep ${line.step}: ${Object.entries(line.val)
+              .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+              .join(', ')}\n`,
+          );
       },
     });
     progress.stop();
@@ -35,8 +40,18 @@ export async function runTrain(flags: { config: string; runs: string; force: boo
   }
 }
 
-export async function runCaption(flags: { ckpt: string; in: string; out: string; decode: string; format: string; limit?: string; features?: string }): Promise<void> {
-  const runDir = flags.ckpt.includes(`${path.sep}checkpoints${path.sep}`) ? flags.ckpt.slice(0, flags.ckpt.indexOf(`${path.sep}checkpoints${path.sep}`)) : flags.ckpt;
+export async function runCaption(flags: {
+  ckpt: string;
+  in: string;
+  out: string;
+  decode: string;
+  format: string;
+  limit?: string;
+  features?: string;
+}): Promise<void> {
+  const runDir = flags.ckpt.includes(`${path.sep}checkpoints${path.sep}`)
+    ? flags.ckpt.slice(0, flags.ckpt.indexOf(`${path.sep}checkpoints${path.sep}`))
+    : flags.ckpt;
   const runJson = path.join(runDir, 'run.json');
   if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
   const spec = flags.features ? (JSON.parse(flags.features) as FeatureSpec) : featuresOfRun(runJson);
@@ -81,7 +96,13 @@ export async function runTable3Command(flags: { preset: string; runs: string; ca
   progress.stop();
   if (flags.json) console.log(JSON.stringify(result, null, 1));
   else {
-    console.log(`\nCC12M Table 3 on the ${config.preset} world: nocaps-val CIDEr after fine-tuning on COCO-like (${config.decode.method} ${config.decode.beamSize}); pools ${Object.entries(result.pools).map(([k, v]) => `${k} ${v} pairs`).join(', ')}`);
+    console.log(
+      `\nCC12M Table 3 on the ${config.preset} world: nocaps-val CIDEr after fine-tuning on COCO-like (${config.decode.method} ${config.decode.beamSize}); pools ${Object.entries(
+        result.pools,
+      )
+        .map(([k, v]) => `${k} ${v} pairs`)
+        .join(', ')}`,
+    );
     console.log(formatTable3(result));
     console.log(`\n${result.seconds.toFixed(0)} s; runs in ${flags.runs}/ (open them in the VS Code sidebar)`);
   }

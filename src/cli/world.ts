@@ -51,7 +51,12 @@ export async function runWorldBuild(flags: WorldBuildFlags): Promise<void> {
       progress,
     });
     progress.stop();
-    console.log(formatTable(['split', 'images'], WORLD_SPLITS.map((s) => [s, String(manifest.sizes[s])])));
+    console.log(
+      formatTable(
+        ['split', 'images'],
+        WORLD_SPLITS.map((s) => [s, String(manifest.sizes[s])]),
+      ),
+    );
     console.log(`\nworld seed ${manifest.seed} (${manifest.preset}) written to ${flags.out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     progress.stop();

@@ -69,7 +69,16 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
 
   writeJsonAtomic(
     path.join(out, files.concepts),
-    world.concepts.map((c) => ({ index: c.index, name: c.name, synset: c.synset, coco: c.coco, cocoName: c.cocoName, family: c.family, webShare: c.webShare, hypernyms: c.hypernyms })),
+    world.concepts.map((c) => ({
+      index: c.index,
+      name: c.name,
+      synset: c.synset,
+      coco: c.coco,
+      cocoName: c.cocoName,
+      family: c.family,
+      webShare: c.webShare,
+      hypernyms: c.hypernyms,
+    })),
   );
 
   // web pool: both TSV layouts and the truth, streamed
@@ -151,9 +160,7 @@ async function* renderedRows(world: World, split: WorldSplit, count: number, pro
     const item = split === 'web' ? world.webPair(id) : world.captionedImage(split, id);
     const { format, width, height, ...truth } = item.truth;
     const [caption, meta] =
-      'caption' in item
-        ? [item.caption, { tags: item.tags, truth }]
-        : [item.references[0], { references: item.references, domain: item.domain, truth }];
+      'caption' in item ? [item.caption, { tags: item.tags, truth }] : [item.references[0], { references: item.references, domain: item.domain, truth }];
     return { kind: 'success', image, imageExt: FORMAT_EXTENSION[format] as 'jpg', caption, url: item.url, width, height, meta };
   };
   for (let id = 0; id < count; id++) {
@@ -163,4 +170,3 @@ async function* renderedRows(world: World, split: WorldSplit, count: number, pro
   }
   while (pending.length > 0) yield await pending.shift()!;
 }
-

@@ -74,7 +74,10 @@ function toNocapsDomain(file: string, where: string, value: unknown): NocapsDoma
 /** Builds a COCO caption annotation object; `nocaps` requires and writes a domain for every image. */
 export function buildCocoCaptions(file: string, images: readonly CaptionedImage[], options: CocoWriteOptions & { nocaps?: boolean } = {}): CocoCaptionFile {
   const out: CocoCaptionFile = {
-    info: options.info ?? { description: options.nocaps ? 'cckit nocaps-format annotations' : 'cckit COCO-format caption annotations', date_created: new Date().toISOString().slice(0, 10) },
+    info: options.info ?? {
+      description: options.nocaps ? 'cckit nocaps-format annotations' : 'cckit COCO-format caption annotations',
+      date_created: new Date().toISOString().slice(0, 10),
+    },
     licenses: [],
     images: [],
     annotations: [],
@@ -83,7 +86,8 @@ export function buildCocoCaptions(file: string, images: readonly CaptionedImage[
   let annotationId = options.firstAnnotationId ?? 1;
   images.forEach((image, index) => {
     const where = `images[${index}] (id ${typeof image.id === 'number' ? image.id : '?'})`;
-    if (typeof image.id !== 'number' || !Number.isInteger(image.id) || image.id < 0) throw new InputError(file, `images[${index}]: id must be a non-negative integer, got ${JSON.stringify(image.id)}`);
+    if (typeof image.id !== 'number' || !Number.isInteger(image.id) || image.id < 0)
+      throw new InputError(file, `images[${index}]: id must be a non-negative integer, got ${JSON.stringify(image.id)}`);
     if (seen.has(image.id)) throw new InputError(file, `${where}: duplicate id`);
     seen.add(image.id);
     if (typeof image.fileName !== 'string' || image.fileName === '') throw new InputError(file, `${where}: fileName must be a non-empty string`);
@@ -160,7 +164,8 @@ export function toNocapsSubmission(preds: readonly CaptionPrediction[], options:
   checkUnique(preds);
   const out = preds.map((p) => {
     const id = naturalImageId(p.image_id);
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) throw new Error(`nocaps image ids are non-negative integers, got ${JSON.stringify(p.image_id)}`);
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
+      throw new Error(`nocaps image ids are non-negative integers, got ${JSON.stringify(p.image_id)}`);
     return { image_id: id, caption: p.caption };
   });
   if (options.expectedIds) {
@@ -183,7 +188,11 @@ export function writeCocoResults(file: string, preds: readonly CaptionPrediction
 
 /** Writes a nocaps evaluation-server submission atomically. */
 export function writeNocapsSubmission(file: string, preds: readonly CaptionPrediction[], options: NocapsOptions = {}): void {
-  writeJsonAtomic(file, withFile(file, () => toNocapsSubmission(preds, options)), { readable: true });
+  writeJsonAtomic(
+    file,
+    withFile(file, () => toNocapsSubmission(preds, options)),
+    { readable: true },
+  );
 }
 
 function withFile<T>(file: string, make: () => T): T {
@@ -202,7 +211,8 @@ export function requireImageId(file: string, where: string, value: unknown): str
 }
 
 export function requireCaption(file: string, where: string, value: unknown): string {
-  if (typeof value !== 'string') throw new InputError(file, `${where}: caption must be a string, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  if (typeof value !== 'string')
+    throw new InputError(file, `${where}: caption must be a string, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
   return value;
 }
 
@@ -224,7 +234,8 @@ const WORLD_DESCRIPTION = 'cckit embedded world, ';
 
 /** The world seed and split of a caption file written by `cckit world build`, or undefined for any other file. */
 export function worldOfCocoFile(info: unknown): { seed: number; split: WorldSplit } | undefined {
-  if (!isRecord(info) || typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION)) return undefined;
+  if (!isRecord(info) || typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION))
+    return undefined;
   const split = info.description.slice(WORLD_DESCRIPTION.length);
   return isWorldSplit(split) ? { seed: info.seed, split } : undefined;
 }
@@ -298,7 +309,13 @@ export function readCocoAnnotations(file: string, options: { imagesOptional?: bo
 export function readCocoCaptions(file: string): CaptionedImage[] {
   return readCocoAnnotations(file).images.map((image, index): CaptionedImage => {
     if (typeof image.id !== 'number') throw new InputError(file, `images[${index}]: expected an object with a numeric id`);
-    const record: CaptionedImage = { id: image.id, fileName: image.fileName as string, width: image.width as number, height: image.height as number, captions: image.captions };
+    const record: CaptionedImage = {
+      id: image.id,
+      fileName: image.fileName as string,
+      width: image.width as number,
+      height: image.height as number,
+      captions: image.captions,
+    };
     if (image.domain !== undefined) record.domain = `${image.domain}-domain`;
     return record;
   });

@@ -11,17 +11,19 @@ export type TagLookup = (url: string) => string[] | undefined;
 /** Loads `{url, tags}` JSON lines (the world's web/truth.jsonl has this shape) into a lookup. */
 export function loadTagsFile(file: string): TagLookup {
   const tags = new Map<string, string[]>();
-  fs.readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
-    if (line.trim() === '') return;
-    let record: { url?: unknown; tags?: unknown };
-    try {
-      record = JSON.parse(line);
-    } catch (err) {
-      throw new Error(`${file}:${index + 1}: ${(err as Error).message}`);
-    }
-    if (typeof record.url !== 'string' || !Array.isArray(record.tags)) throw new Error(`${file}:${index + 1}: expected {"url": string, "tags": [string]}`);
-    tags.set(record.url, record.tags.map(String));
-  });
+  fs.readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      if (line.trim() === '') return;
+      let record: { url?: unknown; tags?: unknown };
+      try {
+        record = JSON.parse(line);
+      } catch (err) {
+        throw new Error(`${file}:${index + 1}: ${(err as Error).message}`);
+      }
+      if (typeof record.url !== 'string' || !Array.isArray(record.tags)) throw new Error(`${file}:${index + 1}: expected {"url": string, "tags": [string]}`);
+      tags.set(record.url, record.tags.map(String));
+    });
   return (url) => tags.get(url);
 }
 

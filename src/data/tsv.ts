@@ -51,7 +51,11 @@ export function isReject(item: TsvItem): item is TsvReject {
 }
 
 export class TsvError extends Error {
-  constructor(readonly file: string, readonly line: number | undefined, detail: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    detail: string,
+  ) {
     super(line === undefined ? `${file}: ${detail}` : `${file}:${line}: ${detail}`);
     this.name = 'TsvError';
   }
@@ -276,7 +280,12 @@ export class TsvWriter {
   private failed: Error | undefined;
   private done = false;
 
-  private constructor(readonly file: string, readonly temporary: string, private readonly layout: TsvLayout, escape: 'space' | 'backslash') {
+  private constructor(
+    readonly file: string,
+    readonly temporary: string,
+    private readonly layout: TsvLayout,
+    escape: 'space' | 'backslash',
+  ) {
     this.escape = escape;
     this.stream = fs.createWriteStream(temporary, { flags: 'wx' });
     this.stream.on('error', (err) => {
@@ -358,7 +367,7 @@ export class TsvWriter {
     this.done = true;
     await new Promise<void>((resolve) => {
       if (this.stream.closed) resolve();
-      else this.stream.destroy(), this.stream.once('close', () => resolve());
+      else (this.stream.destroy(), this.stream.once('close', () => resolve()));
     });
     await fs.promises.rm(this.temporary, { force: true });
   }

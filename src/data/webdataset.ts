@@ -99,7 +99,10 @@ export interface ShardWriterOptions {
 }
 
 export class ShardError extends Error {
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`${file}: ${detail}`);
     this.name = 'ShardError';
   }
@@ -215,9 +218,13 @@ export class ShardWriter {
   /** Names of the shards completed so far ("00000", …). */
   readonly shards: string[] = [];
 
-  constructor(readonly folder: string, options: ShardWriterOptions = {}) {
+  constructor(
+    readonly folder: string,
+    options: ShardWriterOptions = {},
+  ) {
     this.samplesPerShard = options.samplesPerShard ?? 10000;
-    if (!Number.isInteger(this.samplesPerShard) || this.samplesPerShard < 1) throw new ShardError(folder, `samplesPerShard must be a positive integer, got ${this.samplesPerShard}`);
+    if (!Number.isInteger(this.samplesPerShard) || this.samplesPerShard < 1)
+      throw new ShardError(folder, `samplesPerShard must be a positive integer, got ${this.samplesPerShard}`);
     this.oomShardCount = options.oomShardCount ?? 5;
     this.oomSample = oomSamplePerShard(this.samplesPerShard);
     this.mtime = options.mtime ?? DEFAULT_MTIME;
@@ -242,7 +249,16 @@ export class ShardWriter {
     pack.on('error', (err: Error) => out.destroy(err));
     pack.pipe(out);
     const start = this.now() / 1000;
-    const stats: ShardStats = { count: 0, successes: 0, failed_to_download: 0, failed_to_resize: 0, duration: 0, start_time: start, end_time: start, status_dict: Object.create(null) as Record<string, number> };
+    const stats: ShardStats = {
+      count: 0,
+      successes: 0,
+      failed_to_download: 0,
+      failed_to_resize: 0,
+      duration: 0,
+      start_time: start,
+      end_time: start,
+      status_dict: Object.create(null) as Record<string, number>,
+    };
     return { id, name, tarTemp, metaTemp, pack, out, meta, written, metaWritten, stats, rows: 0 };
   }
 

@@ -150,7 +150,10 @@ export function beamSearch(model: CaptionModel, input: EncoderInput, options: Be
           // next[0] has the highest log-probability of the live hypotheses; it can only fall, and the
           // length it finishes at lies in t+2..maxLen, where the penalty is monotone
           const best = next[0].logProb;
-          const bound = earlyStopping === 'heuristic' ? best / lengthPenalty(t + 2, alpha) : Math.max(best / lengthPenalty(t + 2, alpha), best / lengthPenalty(maxLen, alpha));
+          const bound =
+            earlyStopping === 'heuristic'
+              ? best / lengthPenalty(t + 2, alpha)
+              : Math.max(best / lengthPenalty(t + 2, alpha), best / lengthPenalty(maxLen, alpha));
           if (list.threshold >= bound) done = true;
         }
         if (done) {

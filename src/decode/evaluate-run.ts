@@ -6,13 +6,7 @@
  */
 import * as path from 'path';
 import { CaptionCase, evaluate, evaluateByDomain, EvaluateOptions } from '../metrics/evaluate';
-import {
-  PREDICTIONS_DIR,
-  PredictionItem,
-  PredictionsFile,
-  SCORES_DIR,
-  ScoresFile,
-} from '../runs/layout';
+import { PREDICTIONS_DIR, PredictionItem, PredictionsFile, SCORES_DIR, ScoresFile } from '../runs/layout';
 import { CaptionPrediction, naturalImageId } from '../data/coco';
 import { writeJsonAtomic } from '../util/atomic';
 
@@ -68,7 +62,9 @@ export function casesFromPredictions(
     const refs = references[id];
     if (!refs || refs.length === 0) throw new Error(`image ${id}: no reference captions`);
     const domain = domains?.[id];
-    return domain === undefined ? { imageId: id, references: [...refs], candidate: p.caption } : { imageId: id, references: [...refs], candidate: p.caption, domain };
+    return domain === undefined
+      ? { imageId: id, references: [...refs], candidate: p.caption }
+      : { imageId: id, references: [...refs], candidate: p.caption, domain };
   });
 }
 

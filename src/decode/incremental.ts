@@ -29,7 +29,8 @@ export interface StepDecoder {
 
 /** The model's own incremental decoding as a StepDecoder; an error for a model without it. */
 export function incrementalDecoder(model: CaptionModel): StepDecoder {
-  if (!hasIncremental(model)) throw new Error(`the ${model.kind} model has no incremental decoding (CaptionModel.startIncremental / step); decode it with stepDecoder: false`);
+  if (!hasIncremental(model))
+    throw new Error(`the ${model.kind} model has no incremental decoding (CaptionModel.startIncremental / step); decode it with stepDecoder: false`);
   return {
     start: (encoded) => model.startIncremental(encoded),
     step: (state, tokens, width) => model.step(state, tokens, width),

@@ -112,7 +112,11 @@ export class StepScorer implements RowScorer {
         return xs.map((x) => tf.gather(x, i, 0));
       });
     const shared = moveImages ? gather(old.tensors.slice(0, split), images!) : old.tensors.slice(0, split);
-    const own = !moveRows ? old.tensors.slice(split) : images === null && width > 1 ? reorderWithinImages(old.tensors.slice(split), rows, width) : gather(old.tensors.slice(split), rows);
+    const own = !moveRows
+      ? old.tensors.slice(split)
+      : images === null && width > 1
+        ? reorderWithinImages(old.tensors.slice(split), rows, width)
+        : gather(old.tensors.slice(split), rows);
     if (moveImages) old.tensors.slice(0, split).forEach((x) => x.dispose());
     if (moveRows) old.tensors.slice(split).forEach((x) => x.dispose());
     this.state = { ...old, tensors: [...shared, ...own] };
@@ -165,7 +169,10 @@ export function checkStepDecoder(model: CaptionModel, stepper: StepDecoder, enco
     }
     return undefined;
   });
-  if (worst) throw new Error(`the ${model.kind} model's incremental decoding disagrees with its decode(): logits differ by ${worst.diff} (scale ${worst.scale}) at position ${worst.t}`);
+  if (worst)
+    throw new Error(
+      `the ${model.kind} model's incremental decoding disagrees with its decode(): logits differ by ${worst.diff} (scale ${worst.scale}) at position ${worst.t}`,
+    );
 }
 
 /**

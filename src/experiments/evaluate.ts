@@ -30,7 +30,13 @@ export async function captionSplit(runDir: string, images: readonly EvalImage[],
     const batches = function* (): Generator<ImageBatch> {
       for (let i = 0; i < images.length; i += batchSize) {
         const chunk = images.slice(i, i + batchSize);
-        yield { ids: chunk.map((c) => c.imageId), input: visual.encoderInput(chunk.map((c) => c.key), { wordId: (w) => vocab.idOf(w), training: false }) };
+        yield {
+          ids: chunk.map((c) => c.imageId),
+          input: visual.encoderInput(
+            chunk.map((c) => c.key),
+            { wordId: (w) => vocab.idOf(w), training: false },
+          ),
+        };
       }
     };
     const captions = new Map<string, string>();

@@ -33,6 +33,11 @@ export function fig6Pairs(result: ExperimentResult, label: string): number {
 export function fig6Rows(result: ExperimentResult): Record<string, string | number>[] {
   return result.rows.map((r, i) => {
     const { paper: _paper, run: _run, ...scores } = scoreRows([r], () => '')[0]!;
-    return { ...scores, 'pre-training pairs': fig6Pairs(result, r.label), paper: i === 0 ? 'the level 25% of CC12M reaches' : r.label.startsWith('25%') ? 'reaches CC3M' : 'above CC3M', run: r.finetuneRun };
+    return {
+      ...scores,
+      'pre-training pairs': fig6Pairs(result, r.label),
+      paper: i === 0 ? 'the level 25% of CC12M reaches' : r.label.startsWith('25%') ? 'reaches CC3M' : 'above CC3M',
+      run: r.finetuneRun,
+    };
   });
 }

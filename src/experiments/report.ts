@@ -12,11 +12,19 @@ const num1 = (x: number): number => Number(Number.isFinite(x) ? x.toFixed(1) : '
 
 /** Rows of a variants table: nocaps-val CIDEr ×100 per domain, a paper column, the fine-tuning run. */
 export function scoreRows(rows: readonly ResultRow[], paperOf: (label: string) => string): Record<string, string | number>[] {
-  return rows.map((r) => ({ variant: r.label, ...Object.fromEntries(DOMAINS.map((d) => [d, num1(r.finetuned[d])])), paper: paperOf(r.label), run: r.finetuneRun }));
+  return rows.map((r) => ({
+    variant: r.label,
+    ...Object.fromEntries(DOMAINS.map((d) => [d, num1(r.finetuned[d])])),
+    paper: paperOf(r.label),
+    run: r.finetuneRun,
+  }));
 }
 
 /** Table rows as terminal text. */
 export function formatRows(rows: readonly Record<string, string | number>[]): string {
   const headers = Object.keys(rows[0] ?? { variant: '' });
-  return formatTable(headers, rows.map((r) => headers.map((h) => r[h] ?? '')));
+  return formatTable(
+    headers,
+    rows.map((r) => headers.map((h) => r[h] ?? '')),
+  );
 }

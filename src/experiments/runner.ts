@@ -133,7 +133,12 @@ export function pretrainConfig(recipe: Recipe, variant: Variant, inputs: Inputs)
   return trainConfigFor(
     recipe,
     recipe.pretrain,
-    { name: `pretrain-${slugOf(variant.label)}`, train: variant.sources.map((s) => ({ kind: 'tsv' as const, path: inputs.pools[s] })), objectives: variant.objectives, subsample: variant.subsample },
+    {
+      name: `pretrain-${slugOf(variant.label)}`,
+      train: variant.sources.map((s) => ({ kind: 'tsv' as const, path: inputs.pools[s] })),
+      objectives: variant.objectives,
+      subsample: variant.subsample,
+    },
     inputs,
   );
 }
@@ -143,7 +148,11 @@ export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs,
   return trainConfigFor(
     recipe,
     recipe.finetune,
-    { name: `finetune-coco-from-${slugOf(variant.label)}`, train: [{ kind: 'coco', path: inputs.cocoTrain, imageRoot: inputs.imageRoot }], init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined },
+    {
+      name: `finetune-coco-from-${slugOf(variant.label)}`,
+      train: [{ kind: 'coco', path: inputs.cocoTrain, imageRoot: inputs.imageRoot }],
+      init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined,
+    },
     inputs,
   );
 }
@@ -168,7 +177,12 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
     // A finished run already captioned with the same decoder: read its scores instead of decoding again.
     const scoresFile = path.join(runDir, SCORES_DIR, 'nocaps-val.json');
     const predictionsFile = path.join(runDir, PREDICTIONS_DIR, 'nocaps-val.json');
-    if (!options.force && fs.existsSync(scoresFile) && fs.existsSync(predictionsFile) && readPredictions(runDir, 'nocaps-val').decoder === describeDecoder(recipe.decode)) {
+    if (
+      !options.force &&
+      fs.existsSync(scoresFile) &&
+      fs.existsSync(predictionsFile) &&
+      readPredictions(runDir, 'nocaps-val').decoder === describeDecoder(recipe.decode)
+    ) {
       return cider(readScores(runDir, 'nocaps-val')?.domains);
     }
     say(`captioning nocaps-val with ${label}`);
@@ -190,7 +204,13 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
   const finetune = finetuneConfig(recipe, variant, inputs, pretrainRun);
   const fine = await trainStage(finetune);
   const finetuned = await evaluate(fine.dir, finetune.name!);
-  return { label: variant.label, finetuned, ...(zeroShot ? { zeroShot } : {}), ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}), finetuneRun: fine.id };
+  return {
+    label: variant.label,
+    finetuned,
+    ...(zeroShot ? { zeroShot } : {}),
+    ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
+    finetuneRun: fine.id,
+  };
 }
 
 /** Pairs per pool file. */
@@ -204,7 +224,8 @@ export function poolSizes(inputs: Inputs): Record<string, number> {
 export async function experimentImageKeys(inputs: Inputs): Promise<string[]> {
   const keys = new Set<string>();
   for (const file of Object.values(inputs.pools)) for (const e of await readExamples({ kind: 'tsv', path: file })) keys.add(e.key);
-  for (const file of [inputs.cocoTrain, inputs.cocoVal, inputs.nocapsVal]) for (const img of readEvalImages({ path: file, imageRoot: inputs.imageRoot })) keys.add(img.key);
+  for (const file of [inputs.cocoTrain, inputs.cocoVal, inputs.nocapsVal])
+    for (const img of readEvalImages({ path: file, imageRoot: inputs.imageRoot })) keys.add(img.key);
   return [...keys];
 }
 
@@ -220,7 +241,10 @@ export async function runVariants(recipe: Recipe, variants: readonly Variant[], 
   const results =
     concurrency > 1
       ? await runVariantsInWorkers(recipe, variants, inputs, features, options, concurrency)
-      : await variants.reduce<Promise<ResultRow[]>>(async (acc, v) => [...(await acc), await runVariant(recipe, v, inputs, visual, { ...options, features })], Promise.resolve([]));
+      : await variants.reduce<Promise<ResultRow[]>>(
+          async (acc, v) => [...(await acc), await runVariant(recipe, v, inputs, visual, { ...options, features })],
+          Promise.resolve([]),
+        );
   return { inputs, results };
 }
 
@@ -235,10 +259,21 @@ export interface ExperimentResult {
 }
 
 /** `runVariants`, then each row relabelled by `display` (the runs keep the variants' labels). */
-export async function runExperiment(recipe: Recipe, variants: readonly Variant[], options: ExperimentOptions, display: (label: string) => string = (l) => l): Promise<ExperimentResult> {
+export async function runExperiment(
+  recipe: Recipe,
+  variants: readonly Variant[],
+  options: ExperimentOptions,
+  display: (label: string) => string = (l) => l,
+): Promise<ExperimentResult> {
   const started = Date.now();
   const { inputs, results } = await runVariants(recipe, variants, options);
-  return { config: recipe, rows: results.map((r) => ({ ...r, label: display(r.label) })), inputs, pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
+  return {
+    config: recipe,
+    rows: results.map((r) => ({ ...r, label: display(r.label) })),
+    inputs,
+    pools: poolSizes(inputs),
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 // ------------------------------------------------------------------ variants in worker threads
@@ -286,7 +321,14 @@ async function runInWorker(job: VariantJob, options: ExperimentOptions): Promise
 }
 
 /** Runs the variants, `concurrency` at a time, each in a worker thread. */
-async function runVariantsInWorkers(recipe: Recipe, variants: readonly Variant[], inputs: Inputs, features: FeatureSpec, options: ExperimentOptions, concurrency: number): Promise<ResultRow[]> {
+async function runVariantsInWorkers(
+  recipe: Recipe,
+  variants: readonly Variant[],
+  inputs: Inputs,
+  features: FeatureSpec,
+  options: ExperimentOptions,
+  concurrency: number,
+): Promise<ResultRow[]> {
   const results: ResultRow[] = new Array(variants.length);
   let next = 0;
   const lane = async (): Promise<void> => {

@@ -28,5 +28,7 @@ export function table11Rows(result: ExperimentResult): Record<string, string | n
   const paper = paperNumbers().cc12m.table11_masking;
   const mlm = result.rows.filter((r) => r.label.startsWith('mlm@'));
   const highest = mlm[mlm.length - 1];
-  return scoreRows(result.rows, (l) => (l.startsWith('IC') ? String(paper.ic) : l === highest?.label ? `${paper.best_masked_lm_at_highest_rate} (best MLM, highest rate)` : ''));
+  return scoreRows(result.rows, (l) =>
+    l.startsWith('IC') ? String(paper.ic) : l === highest?.label ? `${paper.best_masked_lm_at_highest_rate} (best MLM, highest rate)` : '',
+  );
 }

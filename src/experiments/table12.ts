@@ -28,7 +28,11 @@ export function table12Variants(objectives: Partial<typeof TABLE12_OBJECTIVES> =
 }
 
 /** Rows labelled `IC (cc12m)`, `IC+MOC`, `IC+VLM` (MOC needs the recipe's features in `regions` mode). */
-export async function runTable12(recipe: Recipe, options: ExperimentOptions, grid: { objectives?: Partial<typeof TABLE12_OBJECTIVES> } = {}): Promise<ExperimentResult> {
+export async function runTable12(
+  recipe: Recipe,
+  options: ExperimentOptions,
+  grid: { objectives?: Partial<typeof TABLE12_OBJECTIVES> } = {},
+): Promise<ExperimentResult> {
   return runExperiment({ ...recipe, zeroShot: false }, table12Variants(grid.objectives), options, (l) => DISPLAY[l] ?? l);
 }
 

@@ -56,5 +56,8 @@ export function table3Rows(result: Table3Result): Record<string, string>[] {
 export function formatTable3(result: Table3Result): string {
   const rows = table3Rows(result);
   const headers = Object.keys(rows[0] ?? { 'pre-training': '' });
-  return formatTable(headers, rows.map((r) => headers.map((h) => r[h]!)));
+  return formatTable(
+    headers,
+    rows.map((r) => headers.map((h) => r[h]!)),
+  );
 }

@@ -185,7 +185,8 @@ export class Boilerplate {
     const suffixes = alternation(lists.suffixes);
     const rejects = alternation(lists.rejects);
     // ^ [separators] [( [separators]] PHRASE [of] [)] then separators or the end
-    if (prefixes) this.prefix = new RegExp(`^${SEPARATORS}*(?:[([{]${SEPARATORS}*)?(?:${prefixes})${NOT_WORD}(?:\\s+of(?=\\s))?\\s*[)\\]}]?(?:${SEPARATORS}+|$)`, 'iu');
+    if (prefixes)
+      this.prefix = new RegExp(`^${SEPARATORS}*(?:[([{]${SEPARATORS}*)?(?:${prefixes})${NOT_WORD}(?:\\s+of(?=\\s))?\\s*[)\\]}]?(?:${SEPARATORS}+|$)`, 'iu');
     // [(] PHRASE [)] [.!] $ — the separators before it are trimmed afterwards
     if (suffixes) this.suffix = new RegExp(`(?:[([{]\\s*)?${NOT_WORD_BEFORE}(?:${suffixes})${NOT_WORD}[\\s)\\]}.!]*$`, 'iu');
     if (rejects) {

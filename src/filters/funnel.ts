@@ -65,7 +65,11 @@ export class Funnel {
 
   /** One JSON object per stage and reason, for a `funnel.jsonl` beside the output. */
   toJsonl(): string {
-    return this.rows().map((s) => JSON.stringify(s)).join('\n') + '\n';
+    return (
+      this.rows()
+        .map((s) => JSON.stringify(s))
+        .join('\n') + '\n'
+    );
   }
 
   /** A plotly funnel figure spec (application/vnd.plotly.v1+json) for notebooks. */

@@ -154,6 +154,7 @@ export function readImageHeader(bytes: Uint8Array): ImageHeader {
     if ([12, 40, 52, 56, 64, 108, 124].includes(dib)) return { format: 'bmp' };
   }
   if (looksLikeSvg(bytes)) return { format: 'svg' };
-  if (bytes.length === 2 && bytes[0] === 0xff && bytes[1] === 0xd8) return { format: 'jpeg', problem: 'truncated', detail: 'ends after the start-of-image marker' };
+  if (bytes.length === 2 && bytes[0] === 0xff && bytes[1] === 0xd8)
+    return { format: 'jpeg', problem: 'truncated', detail: 'ends after the start-of-image marker' };
   return { format: 'unknown' };
 }

@@ -141,7 +141,8 @@ export function checkImage(bytes: Uint8Array, options: Readonly<ImageFilterOptio
     return { ...base, reason: 'image:corrupt', detail: header.detail ?? 'no dimensions in the header' };
   }
   if (width * height > options.maxPixels) return { ...base, reason: 'image:pixels', detail: `${width}×${height} > ${options.maxPixels} pixels` };
-  if (!sideOk(width, height, options)) return { ...base, reason: 'image:too-small', detail: `${width}×${height}, ${options.sizeRule} side must be > ${options.minSide}` };
+  if (!sideOk(width, height, options))
+    return { ...base, reason: 'image:too-small', detail: `${width}×${height}, ${options.sizeRule} side must be > ${options.minSide}` };
   const aspect = Math.max(width, height) / Math.min(width, height);
   if (aspect > options.maxAspect) return { ...base, reason: 'image:aspect', detail: `${aspect.toFixed(3)} > ${options.maxAspect}` };
   return { ...base, keep: true };

@@ -51,7 +51,11 @@ export async function overlap(fileA: string, fileB: string, out?: string): Promi
     }
   }
   await writer?.close();
-  const report: OverlapReport = { a: { file: fileA, rows: rowsA, distinct: seenA.size }, b: { file: fileB, rows: rowsB, distinct: seenB.size }, shared: sharedUrls.size };
+  const report: OverlapReport = {
+    a: { file: fileA, rows: rowsA, distinct: seenA.size },
+    b: { file: fileB, rows: rowsB, distinct: seenB.size },
+    shared: sharedUrls.size,
+  };
   if (out) report.written = writer?.count ?? 0;
   return report;
 }

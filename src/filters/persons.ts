@@ -183,7 +183,28 @@ const FUNCTION_WORDS: ReadonlySet<string> = new Set(
 );
 
 /** Lower-case particles allowed inside a name ("Ludwig van Beethoven", "Vincent de Paul"). */
-const PARTICLES: ReadonlySet<string> = new Set(['de', 'da', 'di', 'del', 'della', 'dos', 'das', 'du', 'van', 'von', 'der', 'den', 'la', 'le', 'bin', 'ibn', 'al', 'el', 'ter', 'ten']);
+const PARTICLES: ReadonlySet<string> = new Set([
+  'de',
+  'da',
+  'di',
+  'del',
+  'della',
+  'dos',
+  'das',
+  'du',
+  'van',
+  'von',
+  'der',
+  'den',
+  'la',
+  'le',
+  'bin',
+  'ibn',
+  'al',
+  'el',
+  'ter',
+  'ten',
+]);
 
 /** Words that introduce a name in any casing: "photo by …", "featuring …". */
 const CUE_WORDS: ReadonlySet<string> = new Set(['by', 'featuring', 'feat', 'ft', 'starring', 'meet', 'congratulations']);
@@ -196,7 +217,22 @@ const MONTHS_AND_DAYS: ReadonlySet<string> = new Set(
 );
 
 /** Prepositions after which a capitalised single word is a place rather than a person. */
-const PLACE_PREPOSITIONS: ReadonlySet<string> = new Set(['in', 'at', 'from', 'near', 'across', 'around', 'outside', 'inside', 'downtown', 'to', 'into', 'visiting', 'visit', 'of']);
+const PLACE_PREPOSITIONS: ReadonlySet<string> = new Set([
+  'in',
+  'at',
+  'from',
+  'near',
+  'across',
+  'around',
+  'outside',
+  'inside',
+  'downtown',
+  'to',
+  'into',
+  'visiting',
+  'visit',
+  'of',
+]);
 
 // ------------------------------------------------------------ WordNet lookups
 
@@ -297,7 +333,11 @@ export function isOrdinaryWord(word: string): boolean {
 /** A place (city, country, other location) that is never a person in WordNet. */
 function isPlaceOnly(phrase: string): boolean {
   const kinds = entityKinds(phrase);
-  return kinds.length > 0 && !kinds.includes('person') && kinds.some((k) => k === 'city' || k === 'country' || k === 'location' || k === 'structure' || k === 'organization');
+  return (
+    kinds.length > 0 &&
+    !kinds.includes('person') &&
+    kinds.some((k) => k === 'city' || k === 'country' || k === 'location' || k === 'structure' || k === 'organization')
+  );
 }
 
 // ------------------------------------------------------------------ tokens
@@ -345,10 +385,7 @@ function tokenize(caption: string): Token[] {
     let joined = prev !== undefined && /^\s+$/.test(gap);
     if (!joined && prev !== undefined && prev.initial && /^\.\s*$/.test(gap)) joined = true;
     const sentenceStart =
-      prev === undefined ||
-      /[.!?:|;"“”()\[\]]/.test(gap.replace(/^\.\s*$/, prev.initial ? '' : '.')) ||
-      /\s[-–—]\s/.test(gap) ||
-      /^[-–—]\s/.test(gap);
+      prev === undefined || /[.!?:|;"“”()\[\]]/.test(gap.replace(/^\.\s*$/, prev.initial ? '' : '.')) || /\s[-–—]\s/.test(gap) || /^[-–—]\s/.test(gap);
     const token: Token = {
       text,
       key: fold(core),

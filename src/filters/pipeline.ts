@@ -85,8 +85,7 @@ export function inputProblem(url: string, caption: string): string | undefined {
 }
 
 type InputItem =
-  | { line: number; url: string; reject: string; bytes: number }
-  | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; bytes: number };
+  { line: number; url: string; reject: string; bytes: number } | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; bytes: number };
 
 /** Rows of a TSV, or samples of a shard folder / img2dataset output (images and tags included). */
 async function* inputItems(input: string, layout: TsvLayout): AsyncGenerator<InputItem> {
@@ -181,7 +180,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const emit = async ({ pair, line }: { pair?: CandidatePair; line: number }) => {
     if (!pair) return;
     if (survivors) {
-      if (!survivors.write(JSON.stringify({ line, url: pair.url, caption: pair.caption }) + '\n')) await new Promise<void>((r) => survivors.once('drain', () => r()));
+      if (!survivors.write(JSON.stringify({ line, url: pair.url, caption: pair.caption }) + '\n'))
+        await new Promise<void>((r) => survivors.once('drain', () => r()));
     } else {
       const pending = kept.write(pair);
       if (pending) await pending;
@@ -253,7 +253,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   if (survivors) {
     await new Promise<void>((resolve, reject) => survivors.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    const lines = fs.readFileSync(survivorsFile, 'utf8').split('\n').filter((l) => l !== '');
+    const lines = fs
+      .readFileSync(survivorsFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     const records = lines.map((l) => JSON.parse(l) as { line: number; url: string; caption: string });
     let current = records;
     for (const stage of datasetStages) {
@@ -282,6 +285,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   writeFileAtomic(files.funnel, funnel.toJsonl());
   const seconds = (Date.now() - started) / 1000;
   // summary.json is the stage's done-marker: written last, atomically.
-  writeFileAtomic(files.summary, JSON.stringify({ label: options.label, input: options.input, rows: input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds }, null, 2) + '\n');
+  writeFileAtomic(
+    files.summary,
+    JSON.stringify({ label: options.label, input: options.input, rows: input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds }, null, 2) + '\n',
+  );
   return { funnel, input, kept: funnel.kept, seconds, files };
 }

@@ -62,8 +62,22 @@ export interface PipelinePreset {
 }
 
 export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
-  cc3m: { name: 'cc3m', text: CC3M_TEXT_FILTER, image: CC3M_IMAGE_FILTER, transform: 'hypernymise', conceptPruning: CC3M_CONCEPT_PRUNING, rareWordsAtPairs: CC3M_PAIRS },
-  cc12m: { name: 'cc12m', text: CC12M_TEXT_FILTER, image: CC12M_IMAGE_FILTER, transform: 'person-placeholder', conceptPruning: null, rareWordsAtPairs: CC12M_PAIRS },
+  cc3m: {
+    name: 'cc3m',
+    text: CC3M_TEXT_FILTER,
+    image: CC3M_IMAGE_FILTER,
+    transform: 'hypernymise',
+    conceptPruning: CC3M_CONCEPT_PRUNING,
+    rareWordsAtPairs: CC3M_PAIRS,
+  },
+  cc12m: {
+    name: 'cc12m',
+    text: CC12M_TEXT_FILTER,
+    image: CC12M_IMAGE_FILTER,
+    transform: 'person-placeholder',
+    conceptPruning: null,
+    rareWordsAtPairs: CC12M_PAIRS,
+  },
 };
 
 export interface StageBuildOptions {

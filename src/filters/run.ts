@@ -56,7 +56,8 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
   if (!fs.existsSync(options.input)) throw new Error(`filter: ${options.input}: no such file`);
   const layout = options.layout ?? 'auto';
   const only = options.stages;
-  for (const stage of only ?? []) if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`filter: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
+  for (const stage of only ?? [])
+    if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`filter: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
   const tagsFile = options.tags ?? tagsFileBeside(options.input);
   const needsVocabulary = (!only || only.includes('text')) && preset.text.minWordFrequency !== null;
   let vocabularyPairs = 0;

@@ -219,7 +219,8 @@ export class WordCounts {
       if (line.trim().length === 0) continue;
       const tab = line.lastIndexOf('\t');
       const count = tab > 0 ? Number(line.slice(tab + 1)) : NaN;
-      if (!Number.isInteger(count) || count < 0) throw new Error(`word-frequency line ${i + 1}: expected token<TAB>count, got ${JSON.stringify(line.slice(0, 80))}`);
+      if (!Number.isInteger(count) || count < 0)
+        throw new Error(`word-frequency line ${i + 1}: expected token<TAB>count, got ${JSON.stringify(line.slice(0, 80))}`);
       vocabulary.add(line.slice(0, tab).toLowerCase(), count);
     }
     return vocabulary;

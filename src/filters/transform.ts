@@ -91,8 +91,52 @@ const MONTH_ABBREVIATIONS = new Set(['jan', 'feb', 'mar', 'apr', 'jun', 'jul', '
 const WEEKDAYS = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
 const DATE_WORDS = new Set(['today', 'yesterday', 'tomorrow', 'tonight']);
 const RELATIVE = new Set(['last', 'next', 'this', 'past', 'previous', 'coming']);
-const PERIODS = new Set(['second', 'minute', 'hour', 'day', 'week', 'weekend', 'month', 'year', 'decade', 'century', 'night', 'morning', 'evening', 'afternoon', 'season', 'spring', 'summer', 'autumn', 'fall', 'winter']);
-const DURATION_UNITS = new Set(['second', 'seconds', 'sec', 'secs', 'minute', 'minutes', 'min', 'mins', 'hour', 'hours', 'hr', 'hrs', 'day', 'days', 'week', 'weeks', 'month', 'months', 'year', 'years', 'decade', 'decades']);
+const PERIODS = new Set([
+  'second',
+  'minute',
+  'hour',
+  'day',
+  'week',
+  'weekend',
+  'month',
+  'year',
+  'decade',
+  'century',
+  'night',
+  'morning',
+  'evening',
+  'afternoon',
+  'season',
+  'spring',
+  'summer',
+  'autumn',
+  'fall',
+  'winter',
+]);
+const DURATION_UNITS = new Set([
+  'second',
+  'seconds',
+  'sec',
+  'secs',
+  'minute',
+  'minutes',
+  'min',
+  'mins',
+  'hour',
+  'hours',
+  'hr',
+  'hrs',
+  'day',
+  'days',
+  'week',
+  'weeks',
+  'month',
+  'months',
+  'year',
+  'years',
+  'decade',
+  'decades',
+]);
 const TIME_WORDS = new Set(['am', 'pm', 'a.m.', 'p.m.', "o'clock"]);
 const UNITS = new Set(
   `kg kgs kilogram kilograms g gram grams mg lb lbs pound pounds oz ounce ounces t ton tons tonne tonnes
@@ -103,7 +147,23 @@ const UNITS = new Set(
     .filter((w) => w.length > 0),
 );
 const DATE_PREPOSITIONS = new Set(['on', 'in', 'at', 'during', 'since', 'from', 'until', 'till', 'by', 'of', 'for', 'before', 'after', 'circa', 'around']);
-const LOCATIVE_PREPOSITIONS = new Set(['in', 'at', 'near', 'from', 'outside', 'inside', 'around', 'across', 'throughout', 'on', 'to', 'into', 'within', 'through', 'over']);
+const LOCATIVE_PREPOSITIONS = new Set([
+  'in',
+  'at',
+  'near',
+  'from',
+  'outside',
+  'inside',
+  'around',
+  'across',
+  'throughout',
+  'on',
+  'to',
+  'into',
+  'within',
+  'through',
+  'over',
+]);
 const DETERMINERS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'some', 'two', 'my', 'his', 'her', 'their', 'our', 'your']);
 /** Place designators: a capitalised run ending in one of these is a place ("Main Street"). */
 const PLACE_HEADS = new Set(
@@ -151,7 +211,24 @@ function isNumber(text: string): boolean {
   return /^\d+([.,:]\d+)*(st|nd|rd|th)?$/.test(text) || /^\d+(\.\d+)?(k|m|kg|g|cm|mm|km|ml|l|gb|mb|px|mp|x|%)$/i.test(text);
 }
 
-const NUMBER_WORDS = new Set(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'twenty', 'thirty', 'hundred', 'dozen']);
+const NUMBER_WORDS = new Set([
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'twenty',
+  'thirty',
+  'hundred',
+  'dozen',
+]);
 
 function nounBase(word: string): string {
   return wordnet().lemmaBaseForms(word, 'n')[0] ?? word;
@@ -293,7 +370,8 @@ export class Cc3mTransform {
     let out = '';
     let at = 0;
     const spans = findPersons(text).map((s) => ({ start: s.start, end: s.end, role: s.role }));
-    for (let i = text.indexOf(PERSON_TOKEN); i >= 0; i = text.indexOf(PERSON_TOKEN, i + 1)) spans.push({ start: i, end: i + PERSON_TOKEN.length, role: undefined });
+    for (let i = text.indexOf(PERSON_TOKEN); i >= 0; i = text.indexOf(PERSON_TOKEN, i + 1))
+      spans.push({ start: i, end: i + PERSON_TOKEN.length, role: undefined });
     spans.sort((a, b) => a.start - b.start);
     for (const s of spans) {
       if (s.start < at) continue;
@@ -340,7 +418,12 @@ export class Cc3mTransform {
       } else if (isYear(t) && (i === 0 || DATE_PREPOSITIONS.has(w(i - 1)) || w(i - 1) === ',' || w(i - 1) === '-' || i === n - 1 || PERIODS.has(w(i - 1)))) {
         end = i + 1;
         if (PERIODS.has(w(i - 1))) i--; // "summer 2015"
-      } else if ((isNumber(t) || NUMBER_WORDS.has(t) || t === 'a' || t === 'few' || t === 'several') && DURATION_UNITS.has(w(i + 1)) && w(i + 2) !== 'old' && w(i + 2) !== '-') {
+      } else if (
+        (isNumber(t) || NUMBER_WORDS.has(t) || t === 'a' || t === 'few' || t === 'several') &&
+        DURATION_UNITS.has(w(i + 1)) &&
+        w(i + 2) !== 'old' &&
+        w(i + 2) !== '-'
+      ) {
         if (t === 'a' && !['for', 'after', 'in'].includes(w(i - 1))) continue;
         end = i + 2; // "for 10 minutes"
       } else if (/^\d{1,2}(:\d\d)?$/.test(t) && TIME_WORDS.has(w(i + 1))) {
@@ -369,7 +452,12 @@ export class Cc3mTransform {
         if (!noisy && !run.every((t) => t.capital)) continue;
         const phrase = run.map((t) => t.lower).join(' ');
         const kinds = entityKinds(phrase);
-        const place = kinds.length > 0 && kinds[0] !== 'person' && kinds[0] !== 'other' && (!noisy || onlyInstance(phrase)) && (noisy || len > 1 || !isOrdinaryWord(phrase) || p[i]!.pos === 'PROPN');
+        const place =
+          kinds.length > 0 &&
+          kinds[0] !== 'person' &&
+          kinds[0] !== 'other' &&
+          (!noisy || onlyInstance(phrase)) &&
+          (noisy || len > 1 || !isOrdinaryWord(phrase) || p[i]!.pos === 'PROPN');
         if (place) {
           found = i + len;
           word = placeWord(kinds, phrase);
@@ -494,7 +582,30 @@ export class Cc3mTransform {
 }
 
 /** Mass nouns keep their form in the plural ("garments" → "clothing", not "clothings"). */
-const MASS_NOUNS = new Set(['clothing', 'furniture', 'equipment', 'food', 'jewelry', 'footwear', 'headgear', 'luggage', 'baggage', 'tableware', 'cutlery', 'hardware', 'software', 'produce', 'seafood', 'poultry', 'livestock', 'cattle', 'foliage', 'apparel', 'gear', 'bread']);
+const MASS_NOUNS = new Set([
+  'clothing',
+  'furniture',
+  'equipment',
+  'food',
+  'jewelry',
+  'footwear',
+  'headgear',
+  'luggage',
+  'baggage',
+  'tableware',
+  'cutlery',
+  'hardware',
+  'software',
+  'produce',
+  'seafood',
+  'poultry',
+  'livestock',
+  'cattle',
+  'foliage',
+  'apparel',
+  'gear',
+  'bread',
+]);
 
 function pluralOf(noun: string): string {
   return MASS_NOUNS.has(headWord(noun)) || headWord(noun).endsWith('ware') ? noun : plural(noun);
@@ -573,7 +684,10 @@ function render(pieces: Piece[], lowercase: boolean): string {
   // strip dangling punctuation and function words at the ends
   for (;;) {
     const before = out;
-    out = out.replace(/^[\s,;:.\-|]+/, '').replace(/[\s,;:\-|]+$/, '').replace(/\s*\.$/, '');
+    out = out
+      .replace(/^[\s,;:.\-|]+/, '')
+      .replace(/[\s,;:\-|]+$/, '')
+      .replace(/\s*\.$/, '');
     const words = out.split(' ');
     if (words.length > 1 && DANGLING.has(words[words.length - 1]!.toLowerCase())) out = words.slice(0, -1).join(' ');
     if (out === before) break;

@@ -17,9 +17,7 @@ export interface CandidatePair {
 }
 
 /** A stage's decision on one pair. */
-export type Verdict =
-  | { keep: true; caption: string }
-  | { keep: false; reason: string };
+export type Verdict = { keep: true; caption: string } | { keep: false; reason: string };
 
 export const keep = (caption: string): Verdict => ({ keep: true, caption });
 export const reject = (reason: string): Verdict => ({ keep: false, reason });

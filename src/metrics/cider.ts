@@ -53,7 +53,7 @@ function similaritySum(candidate: TfIdfVector, reference: TfIdfVector, sigma: nu
     const cW = candidate.weights[order];
     const rW = reference.weights[order];
     let value = 0;
-    for (let i = 0, j = 0; i < cIds.length && j < rIds.length; ) {
+    for (let i = 0, j = 0; i < cIds.length && j < rIds.length;) {
       if (cIds[i] === rIds[j]) {
         value += Math.min(cW[i], rW[j]) * rW[j];
         i++;

@@ -88,8 +88,8 @@ export interface MeteorOptions {
 
 // Letters the jar's normaliser treats as alphabetic: ASCII, Latin-1 and
 // Latin Extended-A letters (Š Ž š ž Ÿ À-Ö Ø-ö ø-ž) and Cyrillic ranges.
-const ALPHA = 'A-Za-z\u0160\u017D\u0161\u017E\u0178\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u017E' +
-  '\u0400-\u04FF\u0500-\u0527\uA640-\uA66E\uA67E-\uA697\u1D00-\u1D7F';
+const ALPHA =
+  'A-Za-z\u0160\u017D\u0161\u017E\u0178\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u017E' + '\u0400-\u04FF\u0500-\u0527\uA640-\uA66E\uA67E-\uA697\u1D00-\u1D7F';
 const ALNUM = '0-9' + ALPHA;
 
 const RE = {
@@ -304,16 +304,10 @@ function comparePaths(x: Ranked, y: Ranked): number {
  * MeteorOptions.jarCompatibleSearch) and the distance of a considered match
  * being added to the path that skips it (only a tie-breaker).
  */
-export function alignMeteor(
-  test: readonly string[],
-  ref: readonly string[],
-  options: MeteorOptions = {},
-): MeteorMatch[] {
+export function alignMeteor(test: readonly string[], ref: readonly string[], options: MeteorOptions = {}): MeteorMatch[] {
   const beamSize = Math.max(1, options.beamSize ?? METEOR_BEAM_SIZE);
   const integerTotals = options.jarCompatibleSearch ?? true;
-  const addWeight = integerTotals
-    ? (total: number, w: number): number => Math.trunc(total + w)
-    : (total: number, w: number): number => total + w;
+  const addWeight = integerTotals ? (total: number, w: number): number => Math.trunc(total + w) : (total: number, w: number): number => total + w;
   const perRef = collectMatches(test, ref);
 
   // Coverage: how many candidate matches touch each word.
@@ -485,11 +479,7 @@ function emptyStages(): StageCounts[] {
 }
 
 /** Statistics of one candidate/reference alignment. */
-export function alignmentStats(
-  test: readonly string[],
-  ref: readonly string[],
-  matches: readonly MeteorMatch[],
-): MeteorStats {
+export function alignmentStats(test: readonly string[], ref: readonly string[], matches: readonly MeteorMatch[]): MeteorStats {
   const stages = emptyStages();
   for (const m of matches) {
     const st = stages[m.module]!;
@@ -529,10 +519,8 @@ function isPerfect(stats: MeteorStats): boolean {
 /** METEOR score from statistics (the jar's computeMetrics); 0 instead of NaN. */
 export function scoreFromStats(stats: MeteorStats, params: MeteorParameters = METEOR_EN_RANK): MeteorScoreParts {
   const { alpha, beta, gamma, delta, weights } = params;
-  const testWeightedLength =
-    delta * (stats.testLength - stats.testFunctionWords) + (1 - delta) * stats.testFunctionWords;
-  const refWeightedLength =
-    delta * (stats.referenceLength - stats.referenceFunctionWords) + (1 - delta) * stats.referenceFunctionWords;
+  const testWeightedLength = delta * (stats.testLength - stats.testFunctionWords) + (1 - delta) * stats.testFunctionWords;
+  const refWeightedLength = delta * (stats.referenceLength - stats.referenceFunctionWords) + (1 - delta) * stats.referenceFunctionWords;
   let testWeighted = 0;
   let refWeighted = 0;
   stats.stages.forEach((s, i) => {
@@ -548,9 +536,7 @@ export function scoreFromStats(stats: MeteorStats, params: MeteorParameters = ME
   const precision = testWeighted / testWeightedLength;
   const recall = refWeighted / refWeightedLength;
   const fMean = 1 / ((1 - alpha) / precision + alpha / recall);
-  const frag = isPerfect(stats)
-    ? 0
-    : stats.chunks / ((stats.testWordMatches + stats.referenceWordMatches) / 2);
+  const frag = isPerfect(stats) ? 0 : stats.chunks / ((stats.testWordMatches + stats.referenceWordMatches) / 2);
   const fragPenalty = gamma * Math.pow(frag, beta);
   const raw = fMean * (1 - fragPenalty);
   const score = Number.isNaN(raw) ? 0 : Math.max(raw, 0);

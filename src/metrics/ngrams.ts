@@ -5,7 +5,6 @@
  */
 import { Candidates, References, imageIdsOf, splitTokens } from './types';
 
-
 /** Counts of one n-gram order in one sentence: ids ascending, counts aligned with them. */
 export interface SparseCounts {
   ids: number[];
@@ -165,13 +164,11 @@ export function countCorpus(references: References, candidates: Candidates, maxN
     for (const ref of image.references) tokens += ref.length;
   }
   const table = new NgramTable((tokens * maxN) / 4); // real captions repeat most n-grams
-  const images = split.map(
-    (image): CountedImage => ({
-      candidate: table.count(image.candidate, maxN),
-      candidateLength: image.candidate.length,
-      references: image.references.map((ref) => table.count(ref, maxN)),
-      referenceLengths: image.references.map((ref) => ref.length),
-    }),
-  );
+  const images = split.map((image): CountedImage => ({
+    candidate: table.count(image.candidate, maxN),
+    candidateLength: image.candidate.length,
+    references: image.references.map((ref) => table.count(ref, maxN)),
+    referenceLengths: image.references.map((ref) => ref.length),
+  }));
   return { imageIds, images, ngramCount: table.size, maxN };
 }

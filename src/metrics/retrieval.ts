@@ -52,7 +52,12 @@ export function retrievalRecall(
 ): RetrievalRecall {
   checkMatrix(similarity, textImage);
   const imageRanks = similarity.map((row, i) => bestRank(row, (j) => textImage[j] === i));
-  const textRanks = textImage.map((image, j) => bestRank(similarity.map((row) => row[j]), (i) => i === image));
+  const textRanks = textImage.map((image, j) =>
+    bestRank(
+      similarity.map((row) => row[j]),
+      (i) => i === image,
+    ),
+  );
   const recall = (ranks: number[], k: number) => ranks.filter((r) => r < k).length / ranks.length;
   const result: RetrievalRecall = { imageToText: {}, textToImage: {} };
   for (const k of ks) {

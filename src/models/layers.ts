@@ -76,7 +76,11 @@ export class LayerNorm {
   apply<T extends TF.Tensor>(x: T): T {
     const { tf, params } = this.ctx;
     const { mean, variance } = tf.moments(x, -1, true);
-    return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(params.need(`${this.name}_g`)).add(params.need(`${this.name}_b`)) as T;
+    return x
+      .sub(mean)
+      .mul(tf.rsqrt(variance.add(1e-5)))
+      .mul(params.need(`${this.name}_g`))
+      .add(params.need(`${this.name}_b`)) as T;
   }
 }
 
@@ -171,7 +175,10 @@ export class MultiHeadAttention {
     let scores = tf.matMul(qh, k, false, true);
     if (bias) scores = scores.add(bias);
     const probs = tf.softmax(scores);
-    return tf.matMul(probs, v).transpose([0, 2, 1, 3]).reshape([B * T, this.dModel]);
+    return tf
+      .matMul(probs, v)
+      .transpose([0, 2, 1, 3])
+      .reshape([B * T, this.dModel]);
   }
 
   private need(layer: Dense | undefined): Dense {
@@ -278,7 +285,13 @@ export class DecoderBlock {
    * crossBias one row per image; `cache` this block's self-attention keys/values of the earlier
    * positions (none at the first step). Returns x and the cache with the new position.
    */
-  step(x: TF.Tensor2D, memoryKeys: readonly [TF.Tensor4D, TF.Tensor4D], crossBias: TF.Tensor, cache: readonly [TF.Tensor4D, TF.Tensor4D] | undefined, width: number): { x: TF.Tensor2D; k: TF.Tensor4D; v: TF.Tensor4D } {
+  step(
+    x: TF.Tensor2D,
+    memoryKeys: readonly [TF.Tensor4D, TF.Tensor4D],
+    crossBias: TF.Tensor,
+    cache: readonly [TF.Tensor4D, TF.Tensor4D] | undefined,
+    width: number,
+  ): { x: TF.Tensor2D; k: TF.Tensor4D; v: TF.Tensor4D } {
     const self = this.selfAttention.selfStep(this.ln1.apply(x), cache);
     x = x.add(self.out);
     x = x.add(this.crossAttention.crossStep(this.ln2.apply(x), memoryKeys, crossBias, width));

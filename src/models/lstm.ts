@@ -183,7 +183,13 @@ export class LstmCaptioner implements CaptionModel {
    * Runs one LSTM over x [B, T, in] from (h0, c0). With `mask` [B, T], steps where it is 0 carry
    * the previous state (and output) through unchanged. Returns every step's h and the final state.
    */
-  private runLstm(name: string, x: TF.Tensor3D, h0: TF.Tensor2D, c0: TF.Tensor2D, mask?: TF.Tensor2D): { outputs: TF.Tensor3D; h: TF.Tensor2D; c: TF.Tensor2D } {
+  private runLstm(
+    name: string,
+    x: TF.Tensor3D,
+    h0: TF.Tensor2D,
+    c0: TF.Tensor2D,
+    mask?: TF.Tensor2D,
+  ): { outputs: TF.Tensor3D; h: TF.Tensor2D; c: TF.Tensor2D } {
     const tf = this.tf;
     const [B, T, inDim] = x.shape;
     const H = this.config.hidden;
@@ -200,7 +206,10 @@ export class LstmCaptioner implements CaptionModel {
     for (let t = 0; t < T; t++) {
       const gates = steps[t]!.add(tf.matMul(h, wh));
       const [i, f, g, o] = tf.split(gates, 4, 1) as TF.Tensor2D[];
-      let cNew = tf.sigmoid(f!).mul(c).add(tf.sigmoid(i!).mul(tf.tanh(g!))) as TF.Tensor2D;
+      let cNew = tf
+        .sigmoid(f!)
+        .mul(c)
+        .add(tf.sigmoid(i!).mul(tf.tanh(g!))) as TF.Tensor2D;
       let hNew = tf.sigmoid(o!).mul(tf.tanh(cNew)) as TF.Tensor2D;
       if (keep) {
         const m = keep[t]!;
@@ -231,5 +240,4 @@ export class LstmCaptioner implements CaptionModel {
     const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
     return flat.mul(Math.sqrt(e)).reshape([B, L, e]);
   }
-
 }

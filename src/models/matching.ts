@@ -106,7 +106,8 @@ export class MatchingModel {
 
   constructor(config: MatchingConfig, options: MatchingOptions = {}) {
     if (config.dModel % config.heads !== 0) throw new Error(`matching: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
-    if (options.imageEncoder && !(options.imageDim && options.imageDim > 0)) throw new Error('matching: imageDim (the width of the shared encoder\'s memory) is required with imageEncoder');
+    if (options.imageEncoder && !(options.imageDim && options.imageDim > 0))
+      throw new Error("matching: imageDim (the width of the shared encoder's memory) is required with imageEncoder");
     if (!(config.temperature > 0)) throw new Error(`matching: temperature must be > 0 (got ${config.temperature})`);
     this.config = config;
     this.tf = loadTf();
@@ -215,7 +216,7 @@ export class MatchingModel {
   /** The default image encoder: visual (and geometry) projections, then `stack`. */
   private encodeImage(stack: EncoderStack, input: EncoderInput, training: boolean): Encoded {
     if ((input.tags && input.tags.shape[1] > 0) || (input.text && input.text.shape[1] > 0)) {
-      throw new Error('matching: the built-in image encoder takes visual inputs only; share the captioner\'s encoder (imageEncoder) for tags or text');
+      throw new Error("matching: the built-in image encoder takes visual inputs only; share the captioner's encoder (imageEncoder) for tags or text");
     }
     const [B, N, Dv] = input.visual.shape;
     const d = this.config.dModel;
@@ -235,13 +236,15 @@ export class MatchingModel {
     if (!v) return this.tf.scalar(Math.log(1 / this.config.temperature));
     return this.tf.clipByValue(v, 0, MAX_LOGIT_SCALE) as TF.Scalar;
   }
-
 }
 
 /** Mean of x [B, S, d] over positions where mask [B, S] is 1 (zero for an all-padding row). */
 function maskedMean(tf: Tf, x: TF.Tensor3D, mask: TF.Tensor2D): TF.Tensor2D {
   const m = mask.expandDims(2);
-  return x.mul(m).sum(1).div(tf.maximum(m.sum(1), 1)) as TF.Tensor2D;
+  return x
+    .mul(m)
+    .sum(1)
+    .div(tf.maximum(m.sum(1), 1)) as TF.Tensor2D;
 }
 
 function l2normalize(tf: Tf, x: TF.Tensor2D): TF.Tensor2D {

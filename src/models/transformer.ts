@@ -199,12 +199,16 @@ export class TransformerCaptioner implements CaptionModel {
     const d = this.config.dModel;
     if (t >= this.config.maxPositions) throw new Error(`transformer: prefix of ${t + 1} tokens exceeds maxPositions ${this.config.maxPositions}`);
     const perImage = 2 * this.decoder.layers + 1;
-    if (state.perImage !== perImage) throw new Error(`transformer: not a state of this model's startIncremental (${state.perImage} per-image tensors, expected ${perImage})`);
+    if (state.perImage !== perImage)
+      throw new Error(`transformer: not a state of this model's startIncremental (${state.perImage} per-image tensors, expected ${perImage})`);
     const fixed = state.tensors.slice(0, perImage);
     const caches = state.tensors.slice(perImage);
     const n = tokens.shape[0];
     const out = tf.tidy(() => {
-      const x = tf.gather(this.params.need('word_emb'), tokens.toInt()).mul(Math.sqrt(d)).add(this.params.need('dec_pos').slice([t, 0], [1, d])) as TF.Tensor2D;
+      const x = tf
+        .gather(this.params.need('word_emb'), tokens.toInt())
+        .mul(Math.sqrt(d))
+        .add(this.params.need('dec_pos').slice([t, 0], [1, d])) as TF.Tensor2D;
       const next = this.decoder.step(x, fixed, caches, width);
       return { logits: this.logits(next.out).reshape([n, this.config.vocabSize]), caches: next.caches } as unknown as TF.TensorContainer;
     }) as unknown as { logits: TF.Tensor2D; caches: TF.Tensor[] };
@@ -235,5 +239,4 @@ export class TransformerCaptioner implements CaptionModel {
     const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
     return flat.mul(Math.sqrt(this.config.dModel)).reshape([B, L, this.config.dModel]);
   }
-
 }

@@ -4,7 +4,6 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-
 /** Encoder inputs for a batch of B images (N visual positions, K tag tokens, L text tokens). */
 export interface EncoderInput {
   /** Visual vectors [B, N, Dv]: the global vector, an 8×8 grid, or global + regions. */
@@ -108,6 +107,7 @@ export type IncrementalCaptionModel = CaptionModel & Required<Pick<CaptionModel,
 export function hasIncremental(model: CaptionModel): model is IncrementalCaptionModel {
   const start = typeof model.startIncremental === 'function';
   const step = typeof model.step === 'function';
-  if (start !== step) throw new Error(`${model.kind} model: incremental decoding needs both startIncremental and step (it has only ${start ? 'startIncremental' : 'step'})`);
+  if (start !== step)
+    throw new Error(`${model.kind} model: incremental decoding needs both startIncremental and step (it has only ${start ? 'startIncremental' : 'step'})`);
   return start;
 }

@@ -60,7 +60,15 @@ function tslabPublic(): TslabPublic | undefined {
 }
 
 /** The MIME types tslab's public `display` can show on their own, richest first. */
-const PREFERRED = ['application/vnd.plotly.v1+json', 'application/vnd.cckit.captions+json', 'text/html', 'image/svg+xml', 'image/png', 'text/markdown', 'text/plain'];
+const PREFERRED = [
+  'application/vnd.plotly.v1+json',
+  'application/vnd.cckit.captions+json',
+  'text/html',
+  'image/svg+xml',
+  'image/png',
+  'text/markdown',
+  'text/plain',
+];
 const tslabDisplays = new Map<string, TslabDisplay>();
 
 /** Where publishes went last; exposed for tests and for a notebook to check. */
@@ -74,7 +82,12 @@ export function displayTarget(): 'cckit-kernel' | 'tslab' | 'text' {
 export function publish(data: MimeBundle, options: PublishOptions = {}): void {
   const channel = (globalThis as Record<symbol, unknown>)[CHANNEL];
   if (typeof channel === 'function') {
-    (channel as ChannelFn)({ data, metadata: options.metadata ?? {}, ...(options.displayId ? { displayId: options.displayId } : {}), update: !!options.update });
+    (channel as ChannelFn)({
+      data,
+      metadata: options.metadata ?? {},
+      ...(options.displayId ? { displayId: options.displayId } : {}),
+      update: !!options.update,
+    });
     return;
   }
   const write = tslabJupyterWriter();
@@ -272,7 +285,13 @@ export interface ProgressUpdater {
 }
 
 function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 function base64(b: Uint8Array | string): string {
@@ -303,7 +322,10 @@ export const show = {
   },
   /** PNG bytes (or base64). */
   png(bytes: Uint8Array | string, options: { width?: number; height?: number } = {}): void {
-    const metadata = options.width || options.height ? { 'image/png': { ...(options.width ? { width: options.width } : {}), ...(options.height ? { height: options.height } : {}) } } : {};
+    const metadata =
+      options.width || options.height
+        ? { 'image/png': { ...(options.width ? { width: options.width } : {}), ...(options.height ? { height: options.height } : {}) } }
+        : {};
     publish({ 'image/png': base64(bytes), 'text/plain': '<PNG image>' }, { metadata });
   },
   svg(svg: string): void {
@@ -314,7 +336,10 @@ export const show = {
    * controller shows its predictions in the Captions sidebar; elsewhere a line of text names it.
    */
   run(runDir: string, options: { split?: string } = {}): void {
-    publish({ [RUN_MIME]: { runDir, ...(options.split ? { split: options.split } : {}) }, 'text/plain': `run: ${runDir}${options.split ? ` (${options.split})` : ''}` });
+    publish({
+      [RUN_MIME]: { runDir, ...(options.split ? { split: options.split } : {}) },
+      'text/plain': `run: ${runDir}${options.split ? ` (${options.split})` : ''}`,
+    });
   },
   /** Any MIME bundle. */
   bundle(data: MimeBundle, options?: PublishOptions): void {

@@ -96,7 +96,18 @@ export function curvesFigure(curves: readonly Curve[], options: CurvesOptions = 
   };
   if (boundary !== undefined) {
     layout.shapes = [{ type: 'line', x0: boundary, x1: boundary, yref: 'paper', y0: 0, y1: 1, line: { dash: 'dot', width: 1, color: '#888' } }];
-    layout.annotations = [{ x: boundary, yref: 'paper', y: 1, text: options.boundaryLabel ?? 'fine-tuning starts', showarrow: false, xanchor: 'left', yanchor: 'bottom', font: { size: 10 } }];
+    layout.annotations = [
+      {
+        x: boundary,
+        yref: 'paper',
+        y: 1,
+        text: options.boundaryLabel ?? 'fine-tuning starts',
+        showarrow: false,
+        xanchor: 'left',
+        yanchor: 'bottom',
+        font: { size: 10 },
+      },
+    ];
   }
   return { data, layout };
 }

@@ -41,10 +41,11 @@ export function guardTslabIopub(cache: NodeJS.Require['cache'] | undefined = typ
     const original = proto.send as Send | undefined;
     if (typeof original !== 'function') continue;
     const states = new WeakMap<object, SendState>();
-    const settle = (p: Promise<unknown>) => p.then(
-      () => undefined,
-      () => undefined,
-    );
+    const settle = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        () => undefined,
+      );
     const guarded: Send = function (this: object, message: unknown) {
       let state = states.get(this);
       if (!state) states.set(this, (state = {}));

@@ -8,7 +8,10 @@ export const PAPER_NUMBERS_FILE = path.join(PACKAGE_ROOT, 'notebooks', 'paper-nu
 
 export interface PaperNumbers {
   cc12m: {
-    table1_stats: Record<'cc3m' | 'cc12m', { pairs: number; token_type_ratio: number; caption_len_mean: number; caption_len_std: number; precision: number }> & {
+    table1_stats: Record<
+      'cc3m' | 'cc12m',
+      { pairs: number; token_type_ratio: number; caption_len_mean: number; caption_len_std: number; precision: number }
+    > & {
       rare_word_counts_cc3m_to_cc12m: Record<string, [number, number]>;
     };
     table3_nocaps_val_overall_cider: { finetuned_on_coco: Record<string, number>; zero_shot: Record<string, number> };

@@ -14,6 +14,9 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const widths = header.map((h, c) => Math.max(h.length, ...text.map((row) => (row[c] ?? '').length)));
   const numeric = header.map((_, c) => rows.every((row) => typeof row[c] === 'number' || row[c] == null));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, c) => (numeric[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+    cells
+      .map((cell, c) => (numeric[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...text.map(line)].join('\n');
 }

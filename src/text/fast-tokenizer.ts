@@ -65,8 +65,19 @@ function cliticLength(text: string, i: number): number {
 
 /** Single punctuation characters PTB writes differently (brackets, typographic quotes, dashes). */
 const PTB_PUNCTUATION = new Map<number, string>([
-  [0x28, '-lrb-'], [0x29, '-rrb-'], [0x5b, '-lsb-'], [0x5d, '-rsb-'], [0x7b, '-lcb-'], [0x7d, '-rcb-'],
-  [0x201c, '``'], [0x201d, "''"], [0x2018, '`'], [0x2019, "'"], [0x2014, '--'], [0x2013, '--'], [0x2026, '...'],
+  [0x28, '-lrb-'],
+  [0x29, '-rrb-'],
+  [0x5b, '-lsb-'],
+  [0x5d, '-rsb-'],
+  [0x7b, '-lcb-'],
+  [0x7d, '-rcb-'],
+  [0x201c, '``'],
+  [0x201d, "''"],
+  [0x2018, '`'],
+  [0x2019, "'"],
+  [0x2014, '--'],
+  [0x2013, '--'],
+  [0x2026, '...'],
 ]);
 
 /** Whether text[start, end) is single letters joined by dots ("u.s", "e.g"). */
@@ -133,7 +144,12 @@ export function scanTokens(caption: string, sink: TokenSink): void {
         const after = text.charCodeAt(i);
         if (after === QUOTE || after === CURLY_QUOTE) {
           // A word followed by n't gives back its final "n"; 's 'll … become their own token.
-          if (text.charCodeAt(i + 1) === 0x74 && text.charCodeAt(i - 1) === 0x6e && i - 1 > start && (i + 2 >= n || classOf(text.charCodeAt(i + 2)) !== C.Word)) {
+          if (
+            text.charCodeAt(i + 1) === 0x74 &&
+            text.charCodeAt(i - 1) === 0x6e &&
+            i - 1 > start &&
+            (i + 2 >= n || classOf(text.charCodeAt(i + 2)) !== C.Word)
+          ) {
             sink.range(text, start, i - 1);
             sink.literal("n't");
             i += 2;
@@ -205,4 +221,3 @@ export function fastTokenize(caption: string): string[] {
   scanTokens(caption, sink);
   return sink.out;
 }
-

@@ -22,8 +22,23 @@ import { PERSON_TOKEN } from './tokens';
 
 /** Tokens that coco-caption removes after tokenising (exact, case-sensitive). */
 export const COCO_PUNCTUATION: ReadonlySet<string> = new Set([
-  "''", "'", '``', '`', '-LRB-', '-RRB-', '-LCB-', '-RCB-',
-  '.', '?', '!', ',', ':', '-', '--', '...', ';',
+  "''",
+  "'",
+  '``',
+  '`',
+  '-LRB-',
+  '-RRB-',
+  '-LCB-',
+  '-RCB-',
+  '.',
+  '?',
+  '!',
+  ',',
+  ':',
+  '-',
+  '--',
+  '...',
+  ';',
 ]);
 
 // cckit deviation: CC12M's person placeholder is kept as one token and emitted upper-case
@@ -36,19 +51,99 @@ export const COCO_PUNCTUATION: ReadonlySet<string> = new Set([
  *  (Words such as "fig", "ca", "approx", "pp", "sun", "sat" are NOT abbreviations
  *  for the Java tool: "fig." -> "fig ." — measured on oracle data.) */
 const ABBREVIATIONS = new Set([
-  'mr', 'mrs', 'ms', 'messrs', 'dr', 'prof', 'gen', 'col', 'lt', 'maj', 'sgt', 'capt', 'cmdr', 'adm',
-  'gov', 'sen', 'rep', 'pres', 'rev', 'hon', 'st', 'mt', 'ft', 'ave',
-  'vs', 'cf', 'dept',
+  'mr',
+  'mrs',
+  'ms',
+  'messrs',
+  'dr',
+  'prof',
+  'gen',
+  'col',
+  'lt',
+  'maj',
+  'sgt',
+  'capt',
+  'cmdr',
+  'adm',
+  'gov',
+  'sen',
+  'rep',
+  'pres',
+  'rev',
+  'hon',
+  'st',
+  'mt',
+  'ft',
+  'ave',
+  'vs',
+  'cf',
+  'dept',
 ]);
 
 /** Abbreviations that may end a sentence: at the end of the line, or before a
  *  capitalised word, an extra "." token is added after them ("etc. ."). */
 const SENTENCE_FINAL_ABBREVIATIONS = new Set([
-  'etc', 'inc', 'ltd', 'co', 'corp', 'llc', 'plc', 'jr', 'sr', 'esq', 'bros', 'cos', 'pty', 'al', 'est',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
-  'mon', 'tue', 'tues', 'wed', 'thu', 'thur', 'thurs', 'fri', 'blvd', 'rd',
-  'ala', 'ariz', 'ark', 'calif', 'colo', 'conn', 'fla', 'ga', 'kan', 'ky', 'md', 'mich',
-  'minn', 'mont', 'neb', 'nev', 'okla', 'penn', 'tenn', 'tex', 'va', 'vt', 'wis', 'wyo',
+  'etc',
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'llc',
+  'plc',
+  'jr',
+  'sr',
+  'esq',
+  'bros',
+  'cos',
+  'pty',
+  'al',
+  'est',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
+  'mon',
+  'tue',
+  'tues',
+  'wed',
+  'thu',
+  'thur',
+  'thurs',
+  'fri',
+  'blvd',
+  'rd',
+  'ala',
+  'ariz',
+  'ark',
+  'calif',
+  'colo',
+  'conn',
+  'fla',
+  'ga',
+  'kan',
+  'ky',
+  'md',
+  'mich',
+  'minn',
+  'mont',
+  'neb',
+  'nev',
+  'okla',
+  'penn',
+  'tenn',
+  'tex',
+  'va',
+  'vt',
+  'wis',
+  'wyo',
 ]);
 
 /** Like SENTENCE_FINAL_ABBREVIATIONS, but only when capitalised ("Mass." vs "mass ."). */
@@ -60,10 +155,51 @@ const NUMBER_ABBREVIATIONS = new Set(['no', 'fig', 'figs', 'ca', 'pp', 'op']);
 /** Capitalised words that open a sentence: after an acronym ("U.S.") or a single
  *  letter, they make the period also end the sentence. */
 const SENTENCE_STARTERS = new Set([
-  'The', 'This', 'That', 'These', 'Those', 'There', 'Then', 'He', 'She', 'It', 'They', 'We', 'You',
-  'His', 'Her', 'Their', 'Our', 'My', 'Its', 'Your', 'In', 'On', 'At', 'But', 'And', 'If', 'When',
-  'What', 'Where', 'Who', 'Why', 'How', 'So', 'As', 'After', 'Before', 'While', 'Some', 'Many',
-  'All', 'Most', 'Today', 'Also', 'However', 'Here',
+  'The',
+  'This',
+  'That',
+  'These',
+  'Those',
+  'There',
+  'Then',
+  'He',
+  'She',
+  'It',
+  'They',
+  'We',
+  'You',
+  'His',
+  'Her',
+  'Their',
+  'Our',
+  'My',
+  'Its',
+  'Your',
+  'In',
+  'On',
+  'At',
+  'But',
+  'And',
+  'If',
+  'When',
+  'What',
+  'Where',
+  'Who',
+  'Why',
+  'How',
+  'So',
+  'As',
+  'After',
+  'Before',
+  'While',
+  'Some',
+  'Many',
+  'All',
+  'Most',
+  'Today',
+  'Also',
+  'However',
+  'Here',
 ]);
 
 /** Multi-letter acronyms that behave like "U.S." (keep the period, may end a sentence). */
@@ -85,21 +221,44 @@ const APOSTROPHE_WORDS = ['cause', 'till', 'til', 'bout', 'em'];
 const CLITICS = ['ll', 're', 've', 's', 'm', 'd'];
 
 const BRACKETS: Record<string, string> = {
-  '(': '-lrb-', ')': '-rrb-', '[': '-lsb-', ']': '-rsb-', '{': '-lcb-', '}': '-rcb-',
+  '(': '-lrb-',
+  ')': '-rrb-',
+  '[': '-lsb-',
+  ']': '-rsb-',
+  '{': '-lcb-',
+  '}': '-rcb-',
 };
 
 /** Smileys, longest first; written with escaped brackets. */
 const SMILEYS: ReadonlyArray<readonly [string, string]> = [
-  [':-)', ':--rrb-'], [':-(', ':--lrb-'], [';-)', ';--rrb-'], [':-D', ':-d'], [':-P', ':-p'],
-  [':)', ':-rrb-'], [':(', ':-lrb-'], [';)', ';-rrb-'], [':D', ':d'], [':P', ':p'], [':p', ':p'],
+  [':-)', ':--rrb-'],
+  [':-(', ':--lrb-'],
+  [';-)', ';--rrb-'],
+  [':-D', ':-d'],
+  [':-P', ':-p'],
+  [':)', ':-rrb-'],
+  [':(', ':-lrb-'],
+  [';)', ';-rrb-'],
+  [':D', ':d'],
+  [':P', ':p'],
+  [':p', ':p'],
   ['^_^', '^_^'],
 ];
 
 /** Single characters rewritten to a normalised token. */
 const SYMBOL_REWRITES: Record<string, string> = {
-  '€': '$', '£': '#', '¢': 'cents',
-  '½': '1/2', '¼': '1/4', '¾': '3/4', '⅓': '1/3', '⅔': '2/3',
-  '…': '...', '–': '--', '—': '--', '―': '--',
+  '€': '$',
+  '£': '#',
+  '¢': 'cents',
+  '½': '1/2',
+  '¼': '1/4',
+  '¾': '3/4',
+  '⅓': '1/3',
+  '⅔': '2/3',
+  '…': '...',
+  '–': '--',
+  '—': '--',
+  '―': '--',
 };
 
 const OPENING_CONTEXT = '([{`"“‘«';
@@ -118,8 +277,19 @@ function isWordCodePoint(cp: number): boolean {
 }
 
 function isSpaceCode(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** Invisible characters deleted outright (soft hyphen, joiners, variation selectors). */
@@ -302,23 +472,36 @@ class Scanner {
       case '&':
         this.entity();
         return;
-      case '"': case '“': case '”': case '«': case '»':
+      case '"':
+      case '“':
+      case '”':
+      case '«':
+      case '»':
         this.doubleQuote(c, 1);
         return;
-      case "'": case '\u2019':
+      case "'":
+      case '\u2019':
         this.apostrophe();
         return;
       case '‘':
         this.emit('`');
         this.pos++;
         return;
-      case '(': case ')': case '[': case ']': case '{': case '}':
+      case '(':
+      case ')':
+      case '[':
+      case ']':
+      case '{':
+      case '}':
         this.bracket(c);
         return;
-      case ':': case ';': case '^':
+      case ':':
+      case ';':
+      case '^':
         if (this.smiley()) return;
         break;
-      case '-': case '+':
+      case '-':
+      case '+':
         if (this.isDigit(i + 1) && this.afterOpening(i)) {
           this.word(i, i + 1);
           return;
@@ -331,7 +514,8 @@ class Scanner {
       case '.':
         this.dots();
         return;
-      case '>': case '<':
+      case '>':
+      case '<':
         if (c === '<' && this.tag()) return;
         // ">>" and "<<" are one token (a third one starts a new token)
         if (s.charAt(i + 1) === c) {
@@ -343,14 +527,16 @@ class Scanner {
       case '*':
         this.repeatedRun(i, '*');
         return;
-      case '!': case '?': {
+      case '!':
+      case '?': {
         let j = i + 1;
         while (j < this.end && (s.charAt(j) === '!' || s.charAt(j) === '?')) j++;
         this.emit(s.slice(i, j));
         this.pos = j;
         return;
       }
-      case '#': case '@':
+      case '#':
+      case '@':
         if (this.isWord(i + 1)) {
           this.word(i, i + 1);
           return;
@@ -647,8 +833,7 @@ class Scanner {
     }
     // Java quirk: a two-letter clitic at the very end of the input is not
     // recognised ("we're" -> "we ` re"): the apostrophe becomes an opening quote.
-    if (i + 3 === s.length && this.isLetter(i + 1) && this.isLetter(i + 2) &&
-        ['ll', 're', 've'].includes(s.slice(i + 1, i + 3).toLowerCase())) {
+    if (i + 3 === s.length && this.isLetter(i + 1) && this.isLetter(i + 2) && ['ll', 're', 've'].includes(s.slice(i + 1, i + 3).toLowerCase())) {
       this.emitWord(s.slice(start, i));
       this.emit('`');
       this.emit(s.slice(i + 1, i + 3));

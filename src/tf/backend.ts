@@ -79,7 +79,7 @@ function missingNativeAddon(pkg: string): string | undefined {
   }
   const lib = path.join(dir, 'lib');
   const built = fs.existsSync(lib) && fs.readdirSync(lib).some((d) => fs.existsSync(path.join(lib, d, 'tfjs_binding.node')));
-  return built ? undefined : 'installed without its native addon (the package\'s install script, which downloads libtensorflow, did not run)';
+  return built ? undefined : "installed without its native addon (the package's install script, which downloads libtensorflow, did not run)";
 }
 
 /** Loads the code behind one backend and makes it current; throws with the reason when it cannot. */

@@ -284,7 +284,12 @@ function untransposing(tf: Tfjs, original: KernelConfig): KernelConfig {
 // ---- registration -------------------------------------------------------------------------------
 
 /** The kernels `registerWasmKernels` adds (absent from tfjs-backend-wasm 4.22). */
-export const ADDED_WASM_KERNELS = ['UnsortedSegmentSum', 'Conv2DBackpropFilter', 'DepthwiseConv2dNativeBackpropFilter', 'DepthwiseConv2dNativeBackpropInput'] as const;
+export const ADDED_WASM_KERNELS = [
+  'UnsortedSegmentSum',
+  'Conv2DBackpropFilter',
+  'DepthwiseConv2dNativeBackpropFilter',
+  'DepthwiseConv2dNativeBackpropInput',
+] as const;
 /** The wasm kernels `registerWasmKernels` replaces by a wrapper for transposed operands. */
 export const WRAPPED_WASM_KERNELS = ['BatchMatMul', '_FusedMatMul'] as const;
 

@@ -30,8 +30,7 @@ export interface EvalImage {
 }
 
 export type DataSource =
-  | { kind: 'tsv'; path: string; layout?: 'caption-url' | 'url-caption' }
-  | { kind: 'coco'; path: string; imageRoot?: string; limit?: number };
+  { kind: 'tsv'; path: string; layout?: 'caption-url' | 'url-caption' } | { kind: 'coco'; path: string; imageRoot?: string; limit?: number };
 
 /** Reads a source's examples (one per caption). */
 export async function readExamples(source: DataSource): Promise<Example[]> {
@@ -67,7 +66,10 @@ export function readEvalImages(source: { path: string; imageRoot?: string; limit
 export function subsample<T>(items: readonly T[], fraction: number, seed: number): T[] {
   if (!(fraction > 0 && fraction <= 1)) throw new Error(`subsample: fraction must be in (0, 1], got ${fraction}`);
   if (fraction === 1) return [...items];
-  const order = shuffled(seededRandom(mixSeed(seed, 0x5b5a)), items.map((_, i) => i));
+  const order = shuffled(
+    seededRandom(mixSeed(seed, 0x5b5a)),
+    items.map((_, i) => i),
+  );
   return order
     .slice(0, Math.max(1, Math.round(items.length * fraction)))
     .sort((a, b) => a - b)
@@ -100,11 +102,17 @@ export class BatchStream<T> {
 
   next(): T[] {
     if (this.orderEpoch !== this.position.epoch) {
-      this.order = shuffled(seededRandom(mixSeed(this.seed, 0xe90c, this.position.epoch)), this.items.map((_, i) => i));
+      this.order = shuffled(
+        seededRandom(mixSeed(this.seed, 0xe90c, this.position.epoch)),
+        this.items.map((_, i) => i),
+      );
       this.orderEpoch = this.position.epoch;
     }
     const batch = this.order.slice(this.position.index, this.position.index + this.batchSize).map((i) => this.items[i]!);
-    this.position = this.position.index + this.batchSize >= this.items.length ? { epoch: this.position.epoch + 1, index: 0 } : { epoch: this.position.epoch, index: this.position.index + this.batchSize };
+    this.position =
+      this.position.index + this.batchSize >= this.items.length
+        ? { epoch: this.position.epoch + 1, index: 0 }
+        : { epoch: this.position.epoch, index: this.position.index + this.batchSize };
     return batch;
   }
 }

@@ -23,7 +23,8 @@ export async function loadRunModel(runOrCheckpointDir: string): Promise<LoadedMo
   const ckpt = loadCheckpoint(checkpoint, { optimizer: false });
   const config = ckpt.modelConfig as { spec: ModelSpec; resolved: TransformerConfig | LstmConfig };
   if (!config?.spec || !config.resolved) throw new Error(`${checkpoint}/model.json: no model config`);
-  const model: CaptionModel = config.spec.kind === 'lstm' ? new LstmCaptioner(config.resolved as LstmConfig) : new TransformerCaptioner(config.resolved as TransformerConfig);
+  const model: CaptionModel =
+    config.spec.kind === 'lstm' ? new LstmCaptioner(config.resolved as LstmConfig) : new TransformerCaptioner(config.resolved as TransformerConfig);
   for (const [name, v] of model.variables()) {
     const t = ckpt.weights.get(`model/${name}`);
     if (!t) throw new Error(`${checkpoint}: no weights for model/${name}`);

@@ -78,7 +78,10 @@ export function clipByGlobalNorm(grads: Map<string, TF.Tensor>, clipNorm: number
   if (clipNorm > 0 && value > clipNorm) {
     const scale = clipNorm / value;
     for (const [name, g] of grads) {
-      grads.set(name, tf.tidy(() => g.mul(scale)));
+      grads.set(
+        name,
+        tf.tidy(() => g.mul(scale)),
+      );
       g.dispose();
     }
   }
@@ -92,7 +95,10 @@ export class Optimizer {
   /** Updates applied so far (Adam's bias correction uses it). */
   iterations = 0;
 
-  constructor(config: OptimizerConfig, private readonly variables: Map<string, TF.Variable>) {
+  constructor(
+    config: OptimizerConfig,
+    private readonly variables: Map<string, TF.Variable>,
+  ) {
     this.config = config;
     if (config.name !== 'adam' && config.name !== 'adagrad') throw new Error(`optimizer: unknown name ${String((config as { name: unknown }).name)}`);
   }

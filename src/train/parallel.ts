@@ -154,8 +154,21 @@ export class Replicas<T extends object, C> {
     for (let rank = 1; rank < options.workers; rank++) {
       const grads = new Float32Array(new SharedArrayBuffer(floats * 4));
       this.grads.push(grads);
-      const setup: ReplicaSetup<C> = { model: options.model, dims: options.dims, lossConfig: options.lossConfig, lossModule: options.lossModule, lossFactory: options.lossFactory, backend: options.backend };
-      const worker = startWorker(__filename, 'runReplica', { rank, setup, slots: this.slots.map(({ name, shape, offset, size }) => ({ name, shape, offset, size })), weights: this.weights, grads } satisfies ReplicaData<C>);
+      const setup: ReplicaSetup<C> = {
+        model: options.model,
+        dims: options.dims,
+        lossConfig: options.lossConfig,
+        lossModule: options.lossModule,
+        lossFactory: options.lossFactory,
+        backend: options.backend,
+      };
+      const worker = startWorker(__filename, 'runReplica', {
+        rank,
+        setup,
+        slots: this.slots.map(({ name, shape, offset, size }) => ({ name, shape, offset, size })),
+        weights: this.weights,
+        grads,
+      } satisfies ReplicaData<C>);
       const index = rank - 1;
       worker.onMessage((reply: StepReply) => {
         const job = this.waiting[index];
@@ -202,7 +215,8 @@ export class Replicas<T extends object, C> {
     const t0 = performance.now();
     const leaves = flattenTree(tensors as unknown as TensorTree);
     const rows = leaves[0]?.tensor.shape[0] ?? 0;
-    for (const { path: p, tensor } of leaves) if (tensor.shape[0] !== rows) throw new Error(`parallel: ${p.join('.')} has ${tensor.shape[0]} rows, expected ${rows}`);
+    for (const { path: p, tensor } of leaves)
+      if (tensor.shape[0] !== rows) throw new Error(`parallel: ${p.join('.')} has ${tensor.shape[0]} rows, expected ${rows}`);
     const ranges = shardRows(rows, this.size);
     const totals = this.options.counts(tensors);
     const shards = ranges.map(([start, end]) => sliceTree(tensors as unknown as TensorTree, start, end) as unknown as T);
@@ -217,10 +231,18 @@ export class Replicas<T extends object, C> {
           pending.push(undefined);
           continue;
         }
-        const shardLeaves: Leaf[] = flattenTree(shards[r] as unknown as TensorTree).map(({ path: p, tensor }) => ({ path: p, shape: tensor.shape, dtype: tensor.dtype, data: tensor.dataSync() as Leaf['data'] }));
+        const shardLeaves: Leaf[] = flattenTree(shards[r] as unknown as TensorTree).map(({ path: p, tensor }) => ({
+          path: p,
+          shape: tensor.shape,
+          dtype: tensor.dtype,
+          data: tensor.dataSync() as Leaf['data'],
+        }));
         const worker = this.workers[r - 1]!;
         pending.push(this.next(r - 1));
-        worker.post({ step, leaves: shardLeaves, scales: scales[r] }, shardLeaves.map((l) => l.data.buffer as ArrayBuffer));
+        worker.post(
+          { step, leaves: shardLeaves, scales: scales[r] },
+          shardLeaves.map((l) => l.data.buffer as ArrayBuffer),
+        );
       }
       const t1 = performance.now();
       const local = localGradients(this.options.variables, (parts) => this.options.loss(shards[0]!, parts, scales[0]));
@@ -351,9 +373,11 @@ export async function runReplica<C>(data: ReplicaData<C>, port: WorkerPort): Pro
     const variables = new Map([...model.variables()].map(([k, v]) => [`model/${k}`, v] as [string, TF.Variable]));
     for (const slot of data.slots) {
       const v = variables.get(slot.name);
-      if (!v || v.shape.join('x') !== slot.shape.join('x')) throw new Error(`replica ${data.rank}: variable ${slot.name} is ${v ? v.shape.join('×') : 'missing'} here, ${slot.shape.join('×')} on the main thread`);
+      if (!v || v.shape.join('x') !== slot.shape.join('x'))
+        throw new Error(`replica ${data.rank}: variable ${slot.name} is ${v ? v.shape.join('×') : 'missing'} here, ${slot.shape.join('×')} on the main thread`);
     }
-    if (variables.size !== data.slots.length) throw new Error(`replica ${data.rank}: ${variables.size} variables here, ${data.slots.length} on the main thread`);
+    if (variables.size !== data.slots.length)
+      throw new Error(`replica ${data.rank}: ${variables.size} variables here, ${data.slots.length} on the main thread`);
     const ordered = new Map(data.slots.map((s) => [s.name, variables.get(s.name)!]));
     port.post({});
     port.onMessage((msg: { step: number; leaves: Leaf[]; scales: Counts }) => {

@@ -120,7 +120,12 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   if (config.val) inputs.val = fileDigest(config.val.path);
   if (config.init) inputs.parent = path.basename(path.resolve(config.init.fromRun));
   const id = runId(config.name, portableConfig(config), inputs);
-  const run = Run.open(options.runsRoot, id, { name: config.name, config, inputs, backend: backend.name, features: options.visual.spec, parent: config.init ? inputs.parent : undefined }, options.force);
+  const run = Run.open(
+    options.runsRoot,
+    id,
+    { name: config.name, config, inputs, backend: backend.name, features: options.visual.spec, parent: config.init ? inputs.parent : undefined },
+    options.force,
+  );
   if (run.done) {
     log(`cckit: run ${id} is finished; reusing it (force to train again)`);
     return { dir: run.dir, id, info: run.info, vocab: readVocab(run.dir), stepsRun: 0 };
@@ -208,13 +213,29 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   if (workers > 1 && matching) throw new Error('workers > 1: the vlm objective cannot be split across replicas (its contrastive loss couples all rows)');
   const replicas =
     workers > 1
-      ? await Replicas.start<BatchTensors, TrainConfig>({ workers, variables, model: config.model, dims, lossConfig: config, lossModule: __filename, lossFactory: 'replicaLoss', backend: backend.name, loss: lossOf, counts: objectiveCounts })
+      ? await Replicas.start<BatchTensors, TrainConfig>({
+          workers,
+          variables,
+          model: config.model,
+          dims,
+          lossConfig: config,
+          lossModule: __filename,
+          lossFactory: 'replicaLoss',
+          backend: backend.name,
+          loss: lossOf,
+          counts: objectiveCounts,
+        })
       : undefined;
 
   try {
     // A zero-step run is the untrained model (a baseline row): checkpoint its initial weights.
     if (totalSteps === 0 && !resumeFrom) {
-      await saveCheckpoint(run.dir, 0, { weights: variables, optimizer: optimizer.state(), state: { step, position: stream.position, iterations: 0 } satisfies TrainState }, modelConfig);
+      await saveCheckpoint(
+        run.dir,
+        0,
+        { weights: variables, optimizer: optimizer.state(), state: { step, position: stream.position, iterations: 0 } satisfies TrainState },
+        modelConfig,
+      );
     }
     while (step < totalSteps) {
       const batch = stream.next();
@@ -240,7 +261,16 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
       }
       if (config.val && (step % config.val.every === 0 || step === totalSteps)) validate(step);
       if (step % config.checkpointEvery === 0 || step === totalSteps) {
-        await saveCheckpoint(run.dir, step, { weights: variables, optimizer: optimizer.state(), state: { step, position: stream.position, iterations: optimizer.iterations } satisfies TrainState }, modelConfig);
+        await saveCheckpoint(
+          run.dir,
+          step,
+          {
+            weights: variables,
+            optimizer: optimizer.state(),
+            state: { step, position: stream.position, iterations: optimizer.iterations } satisfies TrainState,
+          },
+          modelConfig,
+        );
       }
       options.progress?.(step, totalSteps);
     }
@@ -262,8 +292,17 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
 export function portableConfig(config: TrainConfig): TrainConfig {
   return {
     ...config,
-    data: { ...config.data, train: config.data.train.map((s) => ({ ...s, path: path.basename(s.path), ...('imageRoot' in s && s.imageRoot ? { imageRoot: path.basename(s.imageRoot) } : {}) })) },
-    ...(config.val ? { val: { ...config.val, path: path.basename(config.val.path), ...(config.val.imageRoot ? { imageRoot: path.basename(config.val.imageRoot) } : {}) } } : {}),
+    data: {
+      ...config.data,
+      train: config.data.train.map((s) => ({
+        ...s,
+        path: path.basename(s.path),
+        ...('imageRoot' in s && s.imageRoot ? { imageRoot: path.basename(s.imageRoot) } : {}),
+      })),
+    },
+    ...(config.val
+      ? { val: { ...config.val, path: path.basename(config.val.path), ...(config.val.imageRoot ? { imageRoot: path.basename(config.val.imageRoot) } : {}) } }
+      : {}),
     ...(config.init ? { init: { ...config.init, fromRun: path.basename(path.resolve(config.init.fromRun)) } } : {}),
   };
 }
@@ -371,7 +410,15 @@ function disposeTensors(t: BatchTensors): void {
  * `scales` (data-parallel shards) multiplies each objective's mean by the shard's share of the
  * batch's count (objectiveCounts), so the shards' losses and gradients sum to the batch's.
  */
-export function objectiveLoss(tf: typeof TF, model: CaptionModel, matching: MatchingHead | undefined, tensors: BatchTensors, config: TrainConfig, parts: Record<string, TF.Scalar>, scales?: Counts): TF.Scalar {
+export function objectiveLoss(
+  tf: typeof TF,
+  model: CaptionModel,
+  matching: MatchingHead | undefined,
+  tensors: BatchTensors,
+  config: TrainConfig,
+  parts: Record<string, TF.Scalar>,
+  scales?: Counts,
+): TF.Scalar {
   const weights = config.objectives;
   let total: TF.Scalar = tf.scalar(0);
   const add = (name: string, weight: number, loss: TF.Scalar): void => {
@@ -444,13 +491,27 @@ function mocLoss(tf: typeof TF, model: CaptionModel, encoded: Encoded, labels: T
 // ------------------------------------------------------------------ validation
 
 /** Greedy captions for the validation images and their coco-caption scores (CIDEr, BLEU-4). */
-export function validationScores(model: CaptionModel, vocab: Vocabulary, visual: VisualProvider, images: readonly EvalImage[], maxLen: number, batchSize = 64): Record<string, number> {
+export function validationScores(
+  model: CaptionModel,
+  vocab: Vocabulary,
+  visual: VisualProvider,
+  images: readonly EvalImage[],
+  maxLen: number,
+  batchSize = 64,
+): Record<string, number> {
   const captions = captionWithGreedy(model, vocab, visual, images, maxLen, batchSize);
   const cases = images.map((img, i) => ({ imageId: String(img.imageId), references: img.references, candidate: captions[i]! }));
   return evaluate(cases, { metrics: ['CIDEr', 'Bleu_4'] }).corpus;
 }
 
-function captionWithGreedy(model: CaptionModel, vocab: Vocabulary, visual: VisualProvider, images: readonly EvalImage[], maxLen: number, batchSize: number): string[] {
+function captionWithGreedy(
+  model: CaptionModel,
+  vocab: Vocabulary,
+  visual: VisualProvider,
+  images: readonly EvalImage[],
+  maxLen: number,
+  batchSize: number,
+): string[] {
   const out: string[] = [];
   for (let i = 0; i < images.length; i += batchSize) {
     const chunk = images.slice(i, i + batchSize);
@@ -489,7 +550,8 @@ function assignAll(variables: Map<string, TF.Variable>, saved: Map<string, TF.Te
   for (const [name, v] of variables) {
     const t = saved.get(name);
     if (!t) throw new Error(`${where}: checkpoint has no ${name}`);
-    if (t.shape.join('x') !== v.shape.join('x')) throw new Error(`${where}: ${name} is ${t.shape.join('×')} in the checkpoint, ${v.shape.join('×')} in the model`);
+    if (t.shape.join('x') !== v.shape.join('x'))
+      throw new Error(`${where}: ${name} is ${t.shape.join('×')} in the checkpoint, ${v.shape.join('×')} in the model`);
     v.assign(t);
   }
 }
@@ -519,7 +581,14 @@ function loadFromParent(model: CaptionModel, saved: Map<string, TF.Tensor>, pare
         mapRows.map((r) => (r >= 0 ? 1 : 0)),
         'float32',
       );
-      const gathered = tf.gather(t, tf.tensor1d(mapRows.map((r) => Math.max(0, r)), 'int32'), vocabAxis);
+      const gathered = tf.gather(
+        t,
+        tf.tensor1d(
+          mapRows.map((r) => Math.max(0, r)),
+          'int32',
+        ),
+        vocabAxis,
+      );
       const shape = v.shape.map((d, i) => (i === vocabAxis ? d : 1));
       const keep = have.reshape(shape);
       v.assign(gathered.mul(keep).add(v.mul(tf.sub(1, keep))));

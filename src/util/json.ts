@@ -3,7 +3,10 @@ import * as fs from 'fs';
 
 /** Bad input: the message starts with the file, then where in it and what is wrong. */
 export class InputError extends Error {
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`${file}: ${detail}`);
     this.name = 'InputError';
   }

@@ -85,13 +85,25 @@ export class FeatureStore {
 
   private emptyIndex(): StoreIndex {
     const now = new Date().toISOString();
-    return { format: 'cckit-features', version: FEATURE_STORE_VERSION, backbone: this.backboneId, featureDim: this.featureDim, gridSize: GRID_SIZE, variant: this.variant, created: now, updated: now, chunks: [], entries: {} };
+    return {
+      format: 'cckit-features',
+      version: FEATURE_STORE_VERSION,
+      backbone: this.backboneId,
+      featureDim: this.featureDim,
+      gridSize: GRID_SIZE,
+      variant: this.variant,
+      created: now,
+      updated: now,
+      chunks: [],
+      entries: {},
+    };
   }
 
   private readIndex(): StoreIndex | undefined {
     if (!fs.existsSync(this.indexFile)) return undefined;
     const index = JSON.parse(fs.readFileSync(this.indexFile, 'utf8')) as StoreIndex;
-    if (index.format !== 'cckit-features' || index.version !== FEATURE_STORE_VERSION) throw new Error(`${this.indexFile}: not a cckit feature index (version ${FEATURE_STORE_VERSION})`);
+    if (index.format !== 'cckit-features' || index.version !== FEATURE_STORE_VERSION)
+      throw new Error(`${this.indexFile}: not a cckit feature index (version ${FEATURE_STORE_VERSION})`);
     if (index.backbone !== this.backboneId || index.featureDim !== this.featureDim || index.gridSize !== GRID_SIZE) {
       throw new Error(`${this.indexFile}: holds ${index.backbone} (D=${index.featureDim}), not ${this.backboneId} (D=${this.featureDim})`);
     }
@@ -117,8 +129,12 @@ export class FeatureStore {
     if (!info) throw new Error(`${this.indexFile}: no chunk ${i}`);
     const file = path.join(this.dir, info.file);
     const buffer = fs.readFileSync(file);
-    if (buffer.length !== info.bytes || checksum(buffer) !== info.checksum) throw new Error(`${file}: size or checksum differs from the index (damaged cache: delete ${this.dir})`);
-    data = buffer.byteOffset % 4 === 0 ? new Float32Array(buffer.buffer, buffer.byteOffset, buffer.length / 4) : new Float32Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length));
+    if (buffer.length !== info.bytes || checksum(buffer) !== info.checksum)
+      throw new Error(`${file}: size or checksum differs from the index (damaged cache: delete ${this.dir})`);
+    data =
+      buffer.byteOffset % 4 === 0
+        ? new Float32Array(buffer.buffer, buffer.byteOffset, buffer.length / 4)
+        : new Float32Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length));
     this.loaded.set(i, data);
     return data;
   }
@@ -144,7 +160,9 @@ export class FeatureStore {
     for (const f of features) {
       const r = f.regions.length / d;
       if (f.global.length !== d || f.grid.length !== g || !Number.isInteger(r) || f.boxes.length !== r * 5) {
-        throw new Error(`feature store: ${f.key} has the wrong shape for D=${d} (global ${f.global.length}, grid ${f.grid.length}, regions ${f.regions.length}, boxes ${f.boxes.length})`);
+        throw new Error(
+          `feature store: ${f.key} has the wrong shape for D=${d} (global ${f.global.length}, grid ${f.grid.length}, regions ${f.regions.length}, boxes ${f.boxes.length})`,
+        );
       }
       floats += d + g + f.regions.length + f.boxes.length;
     }

@@ -70,7 +70,6 @@ export interface FeatureOptions {
   source?: ImageSource;
 }
 
-
 /** Ground-truth boxes (fractions) and tagger tags of a world image. */
 export function worldImageInfo(url: string): { boxes: RegionBox[]; tags: string[]; width: number; height: number } {
   const resolved = resolveWorldImage(url);

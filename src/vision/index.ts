@@ -11,7 +11,19 @@ export * from './cache';
 export * from './features';
 export * from './pixels';
 export * from './regions';
-export { DEFAULT_CACHE_DIR, DEFAULT_PRETRAIN, DEFAULT_WORLD_CNN, PRETRAIN_RECIPES, WorldCnn, worldCnn, type PretrainMetrics, type PretrainOptions, type PretrainRecipe, type WorldCnnConfig, type WorldCnnOptions } from './world-cnn';
+export {
+  DEFAULT_CACHE_DIR,
+  DEFAULT_PRETRAIN,
+  DEFAULT_WORLD_CNN,
+  PRETRAIN_RECIPES,
+  WorldCnn,
+  worldCnn,
+  type PretrainMetrics,
+  type PretrainOptions,
+  type PretrainRecipe,
+  type WorldCnnConfig,
+  type WorldCnnOptions,
+} from './world-cnn';
 export { linearProbe, regionProbes, worldRegions, type ProbeResult, type RegionSet } from './probe';
 export { MobilenetBackbone, type MobilenetOptions } from './mobilenet';
 

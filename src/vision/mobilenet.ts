@@ -19,7 +19,8 @@ import { mixSeed, seededRandom } from '../util/random';
 type Tfjs = typeof TF;
 
 export const MOBILENET_MODEL = 'MobileNetV2Mid';
-export const MOBILENET_NODE = 'StatefulPartitionedCall/sequential/keras_layer/StatefulPartitionedCall/StatefulPartitionedCall/StatefulPartitionedCall/predict/MobilenetV2/Conv_1/Relu6';
+export const MOBILENET_NODE =
+  'StatefulPartitionedCall/sequential/keras_layer/StatefulPartitionedCall/StatefulPartitionedCall/StatefulPartitionedCall/predict/MobilenetV2/Conv_1/Relu6';
 export const MOBILENET_CHANNELS = 1792;
 
 export interface MobilenetOptions {

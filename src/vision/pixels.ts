@@ -39,7 +39,10 @@ export function squareSvg(scene: Scene, concepts: readonly Concept[], size: numb
 /** Rasterises a world scene directly at size × size (see the module comment). */
 export async function renderScenePixels(scene: Scene, concepts: readonly Concept[], size: number): Promise<SquarePixels> {
   const sharp = loadSharp();
-  const raw = await sharp(Buffer.from(squareSvg(scene, concepts, size)), { density: 72 }).removeAlpha().raw().toBuffer();
+  const raw = await sharp(Buffer.from(squareSvg(scene, concepts, size)), { density: 72 })
+    .removeAlpha()
+    .raw()
+    .toBuffer();
   if (raw.length !== size * size * 3) throw new Error(`renderScenePixels: expected ${size * size * 3} bytes, got ${raw.length}`);
   const alpha = grainAlpha(scene);
   const rgb = new Uint8Array(raw.length);
@@ -54,7 +57,14 @@ export async function decodePixels(bytes: Buffer, size: number): Promise<SquareP
   const meta = await image.metadata();
   const width = meta.autoOrient?.width ?? meta.width ?? 0;
   const height = meta.autoOrient?.height ?? meta.height ?? 0;
-  const raw = await image.rotate().flatten({ background: { r: 0, g: 0, b: 0 } }).resize(size, size, { fit: 'fill' }).removeAlpha().toColourspace('srgb').raw().toBuffer();
+  const raw = await image
+    .rotate()
+    .flatten({ background: { r: 0, g: 0, b: 0 } })
+    .resize(size, size, { fit: 'fill' })
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer();
   if (raw.length !== size * size * 3) throw new Error(`decodePixels: expected ${size * size * 3} bytes, got ${raw.length}`);
   return { rgb: new Uint8Array(raw.buffer, raw.byteOffset, raw.length), size, width, height };
 }

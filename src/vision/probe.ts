@@ -25,7 +25,11 @@ export interface RegionSet {
 export async function worldRegions(backbone: Backbone, urls: readonly string[]): Promise<RegionSet> {
   const vectors: Float32Array[] = [];
   const concepts: number[] = [];
-  for await (const { features } of computeFeatures(backbone, urls.map((key) => ({ key })), { batchSize: 32 })) {
+  for await (const { features } of computeFeatures(
+    backbone,
+    urls.map((key) => ({ key })),
+    { batchSize: 32 },
+  )) {
     for (const f of features) {
       const ref = parseWorldUrl(f.key);
       const scene = worldFor(ref.seed).scene(ref.split, ref.id);
@@ -71,14 +75,22 @@ export function linearProbe(train: RegionSet, test: RegionSet, classes = 600, st
   const b = tf.variable(tf.zeros([classes]));
   const optimizer = tf.train.adam(0.01);
   for (let i = 0; i < steps; i++) {
-    const loss = optimizer.minimize(() => tf.add(tf.losses.softmaxCrossEntropy(yTrain, tf.add(tf.matMul(xTrain, w), b)), tf.mul(1e-4, tf.sum(tf.square(w)))) as never, true);
+    const loss = optimizer.minimize(
+      () => tf.add(tf.losses.softmaxCrossEntropy(yTrain, tf.add(tf.matMul(xTrain, w), b)), tf.mul(1e-4, tf.sum(tf.square(w)))) as never,
+      true,
+    );
     loss?.dispose();
   }
   const accuracy = (x: ReturnType<typeof matrix>, truth: number[]) => {
     const predicted = tf.tidy(() => tf.argMax(tf.add(tf.matMul(x, w), b), 1).dataSync());
     return truth.length ? truth.filter((c, i) => predicted[i] === c).length / truth.length : 0;
   };
-  const result = { trainAccuracy: accuracy(xTrain, train.concepts), testAccuracy: accuracy(xTest, test.concepts), trainRegions: train.concepts.length, testRegions: test.concepts.length };
+  const result = {
+    trainAccuracy: accuracy(xTrain, train.concepts),
+    testAccuracy: accuracy(xTest, test.concepts),
+    trainRegions: train.concepts.length,
+    testRegions: test.concepts.length,
+  };
   tf.dispose([xTrain, xTest, yTrain, w, b]);
   optimizer.dispose();
   return result;

@@ -198,7 +198,12 @@ export function conv3x3(tf: Tfjs, x: TF.Tensor4D, w: TF.Tensor4D): TF.Tensor4D {
         const [b, h, wd] = dy.shape;
         const flipped = tf.transpose(tf.reverse(ws, [0, 1]), [0, 1, 3, 2]) as TF.Tensor4D;
         const dx = tf.conv2d(dy, flipped, 1, 'same');
-        const padded = tf.pad(xs, [[0, 0], [1, 1], [1, 1], [0, 0]]);
+        const padded = tf.pad(xs, [
+          [0, 0],
+          [1, 1],
+          [1, 1],
+          [0, 0],
+        ]);
         const parts: TF.Tensor4D[] = [];
         for (let ky = 0; ky < kh; ky++) for (let kx = 0; kx < kw; kx++) parts.push(tf.slice(padded, [0, ky, kx, 0], [b, h, wd, cin]));
         const patches = tf.reshape(tf.concat(parts, 3), [b * h * wd, kh * kw * cin]);
@@ -382,7 +387,29 @@ export interface LabelSpace {
 }
 
 /** WordNet's top nodes, too abstract to be labels (as in the world's tagger). */
-const TOO_ABSTRACT = new Set(['entity', 'physical entity', 'abstraction', 'object', 'whole', 'matter', 'artifact', 'living thing', 'organism', 'causal agent', 'unit', 'thing', 'group', 'relation', 'substance', 'part', 'instrumentality', 'attribute', 'psychological feature', 'measure', 'communication']);
+const TOO_ABSTRACT = new Set([
+  'entity',
+  'physical entity',
+  'abstraction',
+  'object',
+  'whole',
+  'matter',
+  'artifact',
+  'living thing',
+  'organism',
+  'causal agent',
+  'unit',
+  'thing',
+  'group',
+  'relation',
+  'substance',
+  'part',
+  'instrumentality',
+  'attribute',
+  'psychological feature',
+  'measure',
+  'communication',
+]);
 
 export function labelSpace(concepts: readonly Concept[], hypernyms: boolean, depth = 4): LabelSpace {
   const names = concepts.map((c) => c.name);
@@ -444,8 +471,7 @@ export async function labelledImages(
   task = 'render',
   gridSize = 8,
 ): Promise<LabelledImages> {
-  const draw: ConceptSampler =
-    sampler === 'uniform' ? (random) => Math.floor(random() * concepts.length) : conceptSampler(concepts);
+  const draw: ConceptSampler = sampler === 'uniform' ? (random) => Math.floor(random() * concepts.length) : conceptSampler(concepts);
   const seed = mixSeed(worldSeed, stream);
   const scenes: Scene[] = [];
   for (let id = 0; id < count; id++) scenes.push(sceneFor(seed, id, concepts, { ...PRETRAIN_SCENES, sampler: draw }));
@@ -585,7 +611,16 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
   const space = labelSpace(concepts, options.hypernyms);
   const signatures = concepts.map((c) => signatureVector(visualSignature(c)));
   const renderStart = performance.now();
-  const data = await labelledImages(concepts, options.worldSeed, PRETRAIN_STREAM, options.images, config.inputSize, options.sampler, progress, 'render backbone images');
+  const data = await labelledImages(
+    concepts,
+    options.worldSeed,
+    PRETRAIN_STREAM,
+    options.images,
+    config.inputSize,
+    options.sampler,
+    progress,
+    'render backbone images',
+  );
   const renderMs = performance.now() - renderStart;
   const model = WorldCnn.init(config, options.seed, space.names.length);
   const optimizer = tf.train.adam(options.learningRate);
@@ -606,13 +641,31 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
   const warmup = Math.max(1, Math.round(options.steps * 0.05));
   for (let step = 0; step < options.steps; step++) {
     // linear warm-up, then cosine decay to a tenth
-    const lr = step < warmup ? (options.learningRate * (step + 1)) / warmup : options.learningRate * (0.1 + 0.45 * (1 + Math.cos((Math.PI * (step - warmup)) / Math.max(1, options.steps - warmup))));
+    const lr =
+      step < warmup
+        ? (options.learningRate * (step + 1)) / warmup
+        : options.learningRate * (0.1 + 0.45 * (1 + Math.cos((Math.PI * (step - warmup)) / Math.max(1, options.steps - warmup))));
     (optimizer as unknown as { learningRate: number }).learningRate = lr;
     const indices = Array.from({ length: options.batchSize }, next);
     const flips = indices.map(() => random() < 0.5);
     const dense = options.denseWeight > 0 || options.attributeWeight > 0;
-    const t = batchTensors(tf, data, indices, space, flips, dense ? model.gridSize : 0, options.attributeWeight > 0 ? signatures : undefined, options.denseWeight > 0);
-    const extras: LossExtras = { cellLabels: t.cells, denseWeight: options.denseWeight, attributes: t.attributes, attributeMask: t.attributeMask, attributeWeight: options.attributeWeight };
+    const t = batchTensors(
+      tf,
+      data,
+      indices,
+      space,
+      flips,
+      dense ? model.gridSize : 0,
+      options.attributeWeight > 0 ? signatures : undefined,
+      options.denseWeight > 0,
+    );
+    const extras: LossExtras = {
+      cellLabels: t.cells,
+      denseWeight: options.denseWeight,
+      attributes: t.attributes,
+      attributeMask: t.attributeMask,
+      attributeWeight: options.attributeWeight,
+    };
     const loss = optimizer.minimize(() => model.loss(t.x, t.y, extras), true, model.trainableVariables());
     losses.push(loss!.dataSync()[0]!);
     tf.dispose([loss!, t.x, t.y, ...[t.cells, t.attributes, t.attributeMask].filter((v): v is NonNullable<typeof v> => v !== undefined)]);
@@ -621,12 +674,26 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
   const trainMs = performance.now() - trainStart;
   optimizer.dispose();
   // scale: global vectors of 256 pre-training images
-  const calib = batchTensors(tf, data, Array.from({ length: Math.min(256, data.pixels.length) }, (_, i) => i), space);
+  const calib = batchTensors(
+    tf,
+    data,
+    Array.from({ length: Math.min(256, data.pixels.length) }, (_, i) => i),
+    space,
+  );
   const scale = model.calibrate(calib.x);
   tf.dispose([calib.x, calib.y]);
   let heldOut = { mAP: 0, top1: 0, recallAtK: 0 };
   if (options.heldOut > 0) {
-    const held = await labelledImages(concepts, options.worldSeed, HELDOUT_STREAM, options.heldOut, config.inputSize, options.sampler, progress, 'render held-out');
+    const held = await labelledImages(
+      concepts,
+      options.worldSeed,
+      HELDOUT_STREAM,
+      options.heldOut,
+      config.inputSize,
+      options.sampler,
+      progress,
+      'render held-out',
+    );
     heldOut = evaluateLabels(model, held, C);
   }
   const tenth = Math.max(1, Math.floor(losses.length / 10));
@@ -650,9 +717,22 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
 export function worldCnnKey(config: WorldCnnConfig, options: PretrainOptions, backend: string): string {
   // fixed key order (not the caller's), held-out size left out: it does not change the weights
   const o = options;
-  const recipe = { worldSeed: o.worldSeed, seed: o.seed, images: o.images, steps: o.steps, batchSize: o.batchSize, learningRate: o.learningRate, sampler: o.sampler, denseWeight: o.denseWeight, hypernyms: o.hypernyms, attributeWeight: o.attributeWeight };
+  const recipe = {
+    worldSeed: o.worldSeed,
+    seed: o.seed,
+    images: o.images,
+    steps: o.steps,
+    batchSize: o.batchSize,
+    learningRate: o.learningRate,
+    sampler: o.sampler,
+    denseWeight: o.denseWeight,
+    hypernyms: o.hypernyms,
+    attributeWeight: o.attributeWeight,
+  };
   const arch = { inputSize: config.inputSize, channels: config.channels };
-  return fnv1a(JSON.stringify({ v: WORLD_CNN_VERSION, config: arch, recipe, backend })).toString(16).padStart(8, '0');
+  return fnv1a(JSON.stringify({ v: WORLD_CNN_VERSION, config: arch, recipe, backend }))
+    .toString(16)
+    .padStart(8, '0');
 }
 
 export function worldCnnId(config: WorldCnnConfig, options: PretrainOptions, backend: string): string {
@@ -722,7 +802,8 @@ export function loadWorldCnn(dir: string, id: string): WorldCnn | undefined {
   for (const spec of manifest.tensors) {
     const size = spec.shape.reduce((a, b) => a * b, 1);
     const variable = byName.get(spec.name);
-    if (!variable || variable.shape.join() !== spec.shape.join()) throw new Error(`world-cnn ${id}: tensor ${spec.name} [${spec.shape}] does not fit the architecture`);
+    if (!variable || variable.shape.join() !== spec.shape.join())
+      throw new Error(`world-cnn ${id}: tensor ${spec.name} [${spec.shape}] does not fit the architecture`);
     variable.assign(tf.tensor(flat.subarray(offset, offset + size), spec.shape));
     offset += size;
   }

@@ -30,7 +30,6 @@
  * LICENSEE agrees to preserve same.
  */
 
-
 export const NOUN_EXC = `
 aardwolves aardwolf
 abaci abacus

@@ -20,8 +20,19 @@ export function article(word: string): string {
 
 /** Plurals where WordNet's exception list is missing or lists an unusual form first. */
 const PLURAL_OVERRIDES: Record<string, string> = {
-  person: 'people', bus: 'buses', sheep: 'sheep', fish: 'fish', deer: 'deer', moose: 'moose', bison: 'bison',
-  salmon: 'salmon', trout: 'trout', shrimp: 'shrimp', squid: 'squid', aircraft: 'aircraft', series: 'series',
+  person: 'people',
+  bus: 'buses',
+  sheep: 'sheep',
+  fish: 'fish',
+  deer: 'deer',
+  moose: 'moose',
+  bison: 'bison',
+  salmon: 'salmon',
+  trout: 'trout',
+  shrimp: 'shrimp',
+  squid: 'squid',
+  aircraft: 'aircraft',
+  series: 'series',
 };
 
 let irregular: Map<string, string> | undefined;

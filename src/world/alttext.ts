@@ -122,12 +122,7 @@ function personName(random: () => number): string {
  * Alt-text for an image showing `shown` concepts. `otherImage` draws the concepts of some other
  * web image, used for the mismatched share.
  */
-export function altTextFor(
-  random: () => number,
-  shown: readonly Concept[],
-  otherImage: () => Concept[],
-  options: AltTextOptions = DEFAULT_ALT_TEXT,
-): AltText {
+export function altTextFor(random: () => number, shown: readonly Concept[], otherImage: () => Concept[], options: AltTextOptions = DEFAULT_ALT_TEXT): AltText {
   const describesImage = random() >= options.mismatchShare;
   const subjects = describesImage ? [...shown] : otherImage();
   const names = subjects.map((c) => objectName(random, c, options));
@@ -161,7 +156,10 @@ export function altTextFor(
         b.add(random() < 0.5 ? `${capitalise(role)} ` : '').person(name, role);
         b.add(` with ${withArticle(names[0])} at ${pick(random, words.EVENTS)}`);
       } else {
-        b.add(capitalise(withArticle(adjectivePhrase(random, names[0])))).add(' ').add(pick(random, ['belonging to', 'photographed by', 'held by'])).add(' ');
+        b.add(capitalise(withArticle(adjectivePhrase(random, names[0]))))
+          .add(' ')
+          .add(pick(random, ['belonging to', 'photographed by', 'held by']))
+          .add(' ');
         b.person(name, role);
       }
       if (random() < 0.5) b.add(` in ${pick(random, words.PLACES)}`);
@@ -172,7 +170,9 @@ export function altTextFor(
       const terms = new Set<string>();
       subjects.forEach((c, i) => {
         terms.add(names[i]);
-        basicHypernyms(c).slice(0, 2).forEach((h) => terms.add(h));
+        basicHypernyms(c)
+          .slice(0, 2)
+          .forEach((h) => terms.add(h));
       });
       const seo = Math.floor(random() * 4);
       for (let i = 0; i < seo; i++) terms.add(pick(random, words.SEO_WORDS));
@@ -222,10 +222,12 @@ export function altTextFor(
 /** Clean, human-style reference captions (COCO / nocaps / Flickr style): `count` different ones. */
 export function referenceCaptions(random: () => number, shown: readonly Concept[], count: number): string[] {
   const templates: ((names: string[]) => string)[] = [
-    (n) => `${withArticle(adjectivePhrase(random, n[0]))}${n[1] ? ` ${pick(random, words.RELATIONS)} ${withArticle(n[1])}` : ''} on ${pick(random, words.SCENE_PLACES)}`,
+    (n) =>
+      `${withArticle(adjectivePhrase(random, n[0]))}${n[1] ? ` ${pick(random, words.RELATIONS)} ${withArticle(n[1])}` : ''} on ${pick(random, words.SCENE_PLACES)}`,
     (n) => `there is ${withArticle(n[0])}${n[1] ? ` and ${withArticle(n[1])}` : ''} in this picture`,
     (n) => `a close up of ${withArticle(n[0])}${n[1] ? ` near ${withArticle(n[1])}` : ''}`,
-    (n) => `a photo of ${withArticle(adjectivePhrase(random, n[0]))}${n.length > 1 ? ` with ${n.length - 1 === 1 ? withArticle(n[1]) : `${n.length - 1} other objects`}` : ''}`,
+    (n) =>
+      `a photo of ${withArticle(adjectivePhrase(random, n[0]))}${n.length > 1 ? ` with ${n.length - 1 === 1 ? withArticle(n[1]) : `${n.length - 1} other objects`}` : ''}`,
     (n) => `${withArticle(n[0])} sitting ${pick(random, ['on', 'near', 'beside'])} ${n[1] ? withArticle(n[1]) : pick(random, words.SCENE_PLACES)}`,
     (n) => `an image of ${n.length > 1 ? `${withArticle(n[0])} and ${withArticle(n[1])}` : withArticle(n[0])}`,
   ];
@@ -245,7 +247,9 @@ export function narrative(random: () => number, shown: readonly Concept[]): stri
   const kind = hypernymOf(shown[0], 1);
   if (kind !== shown[0].name) parts.push(`It looks like ${withArticle(kind)} and it is ${pick(random, words.ADJECTIVES)} in color.`);
   shown.slice(1).forEach((c) => parts.push(`${capitalise(pick(random, words.RELATIONS))} it there is ${withArticle(c.name)}.`));
-  parts.push(`In the background I can see ${pick(random, words.SCENE_PLACES)} and the image is ${pick(random, ['slightly blurred', 'bright', 'a bit dark', 'colorful'])}.`);
+  parts.push(
+    `In the background I can see ${pick(random, words.SCENE_PLACES)} and the image is ${pick(random, ['slightly blurred', 'bright', 'a bit dark', 'colorful'])}.`,
+  );
   parts.push(`At the bottom of the image there is ${pick(random, ['a shadow', 'some texture', 'a plain surface', 'a pattern'])}.`);
   return parts.join(' ');
 }

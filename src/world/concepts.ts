@@ -119,16 +119,7 @@ export const FAMILIES: readonly ShapeFamily[] = [
   {
     id: 15,
     name: 'sports & play equipment',
-    roots: [
-      'n04292284',
-      'n04292760',
-      'n03971038',
-      'n03419072',
-      'n02809564',
-      'n02859743',
-      'n03213277',
-      'n04127187',
-    ],
+    roots: ['n04292284', 'n04292760', 'n03971038', 'n03419072', 'n02809564', 'n02859743', 'n03213277', 'n04127187'],
   },
 ];
 
@@ -526,9 +517,7 @@ function allocate(n: number, weights: readonly number[]): number[] {
   const exact = weights.map((w) => (n * w) / total);
   const out = exact.map((x) => Math.floor(x));
   let left = n - out.reduce((s, x) => s + x, 0);
-  const order = exact
-    .map((x, i) => [x - Math.floor(x), i] as const)
-    .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (const [, i] of order) {
     if (left <= 0) break;
     out[i]!++;

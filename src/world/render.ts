@@ -231,10 +231,22 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const ry = h * (0.18 + 0.08 * p1);
       const legW = w * (0.05 + 0.04 * p2);
       for (const lx of [-0.28, -0.16, 0.16, 0.28]) parts.push(rect(lx * w - legW / 2, by, legW, Y - by, c.dark, o));
-      parts.push(`<line x1="${fmt(X * 0.7)}" y1="${fmt(by)}" x2="${fmt(X)}" y2="${fmt(by + h * (0.2 * p3 - 0.1))}" stroke="${c.dark}" stroke-width="${fmt(Math.max(1, w * 0.025))}"/>`);
+      parts.push(
+        `<line x1="${fmt(X * 0.7)}" y1="${fmt(by)}" x2="${fmt(X)}" y2="${fmt(by + h * (0.2 * p3 - 0.1))}" stroke="${c.dark}" stroke-width="${fmt(Math.max(1, w * 0.025))}"/>`,
+      );
       parts.push(c.body(ellipse(0.05 * w, by, w * 0.36, ry, c.fill, o)));
       const hr = h * (0.12 + 0.05 * p3);
-      parts.push(poly([[-X * 0.78, -Y + hr * 0.2], [-X * 0.66, -Y], [-X * 0.6, -Y + hr * 0.6]], c.accent, o));
+      parts.push(
+        poly(
+          [
+            [-X * 0.78, -Y + hr * 0.2],
+            [-X * 0.66, -Y],
+            [-X * 0.6, -Y + hr * 0.6],
+          ],
+          c.accent,
+          o,
+        ),
+      );
       parts.push(c.body(circle(-X + hr * 1.1, -Y + hr * 1.3, hr, c.fill, o)));
       parts.push(circle(-X + hr * 0.8, -Y + hr * 1.1, Math.max(1, hr * 0.15), '#111'));
       break;
@@ -242,7 +254,17 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
     case 2: {
       // bird: tail, legs, body, wing, head, beak
       const cy = -Y + h * 0.45;
-      parts.push(poly([[-X * 0.5, cy], [-X, cy - h * (0.1 + 0.15 * p0)], [-X, cy + h * 0.12]], c.dark, o));
+      parts.push(
+        poly(
+          [
+            [-X * 0.5, cy],
+            [-X, cy - h * (0.1 + 0.15 * p0)],
+            [-X, cy + h * 0.12],
+          ],
+          c.dark,
+          o,
+        ),
+      );
       parts.push(rect(-w * 0.06, cy + h * 0.2, Math.max(1, w * 0.02), Y - cy - h * 0.2, c.accent));
       parts.push(rect(w * 0.06, cy + h * 0.2, Math.max(1, w * 0.02), Y - cy - h * 0.2, c.accent));
       parts.push(c.body(ellipse(0, cy, w * 0.33, h * (0.2 + 0.08 * p1), c.fill, o)));
@@ -251,27 +273,78 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const hy = -Y + hr * 1.2;
       parts.push(c.body(circle(hx, hy, hr, c.fill, o)));
       parts.push(ellipse(-w * 0.05, cy - h * 0.02, w * 0.2, h * 0.1, c.dark, `${o} transform="rotate(${fmt(-15 + 30 * p2)} ${fmt(-w * 0.05)} ${fmt(cy)})"`));
-      parts.push(poly([[hx + hr * 0.8, hy - hr * 0.3], [Math.min(X, hx + hr * (1.6 + 1.2 * p0)), hy], [hx + hr * 0.8, hy + hr * 0.3]], c.accent, o));
+      parts.push(
+        poly(
+          [
+            [hx + hr * 0.8, hy - hr * 0.3],
+            [Math.min(X, hx + hr * (1.6 + 1.2 * p0)), hy],
+            [hx + hr * 0.8, hy + hr * 0.3],
+          ],
+          c.accent,
+          o,
+        ),
+      );
       parts.push(circle(hx + hr * 0.3, hy - hr * 0.2, Math.max(1, hr * 0.18), '#111'));
       break;
     }
     case 3: {
       // fish-like: tail, body, fin, eye
       const ry = h * (0.22 + 0.2 * p0);
-      parts.push(poly([[-X * 0.6, 0], [-X, -h * (0.2 + 0.25 * p1)], [-X, h * (0.2 + 0.25 * p1)]], c.accent, o));
-      parts.push(poly([[-w * 0.05, -ry * 0.8], [w * 0.12, -Y + h * 0.02], [w * 0.2, -ry * 0.7]], c.accent, o));
+      parts.push(
+        poly(
+          [
+            [-X * 0.6, 0],
+            [-X, -h * (0.2 + 0.25 * p1)],
+            [-X, h * (0.2 + 0.25 * p1)],
+          ],
+          c.accent,
+          o,
+        ),
+      );
+      parts.push(
+        poly(
+          [
+            [-w * 0.05, -ry * 0.8],
+            [w * 0.12, -Y + h * 0.02],
+            [w * 0.2, -ry * 0.7],
+          ],
+          c.accent,
+          o,
+        ),
+      );
       parts.push(c.body(ellipse(w * 0.08, 0, w * 0.4, ry, c.fill, o)));
       parts.push(circle(X * 0.62, -ry * 0.25, Math.max(1, h * 0.05), '#fff', o));
       parts.push(circle(X * 0.62, -ry * 0.25, Math.max(1, h * 0.025), '#111'));
-      if (p2 > 0.5) parts.push(`<line x1="${fmt(X * 0.3)}" y1="${fmt(-ry * 0.7)}" x2="${fmt(X * 0.3)}" y2="${fmt(ry * 0.7)}" stroke="${c.dark}" stroke-width="${fmt(c.sw)}"/>`);
+      if (p2 > 0.5)
+        parts.push(
+          `<line x1="${fmt(X * 0.3)}" y1="${fmt(-ry * 0.7)}" x2="${fmt(X * 0.3)}" y2="${fmt(ry * 0.7)}" stroke="${c.dark}" stroke-width="${fmt(c.sw)}"/>`,
+        );
       break;
     }
     case 4: {
       // plant: stem, leaves, flower head of n petals
       const headY = -Y + h * (0.25 + 0.1 * p0);
       parts.push(rect(-w * 0.03, headY, w * 0.06, Y - headY, hsl(110 + 40 * p1, 0.5, 0.3), o));
-      parts.push(ellipse(-w * 0.18, headY + h * 0.35, w * 0.18, h * 0.06, hsl(100 + 50 * p1, 0.55, 0.35), `${o} transform="rotate(-25 ${fmt(-w * 0.18)} ${fmt(headY + h * 0.35)})"`));
-      parts.push(ellipse(w * 0.18, headY + h * 0.5, w * 0.18, h * 0.06, hsl(100 + 50 * p1, 0.55, 0.35), `${o} transform="rotate(25 ${fmt(w * 0.18)} ${fmt(headY + h * 0.5)})"`));
+      parts.push(
+        ellipse(
+          -w * 0.18,
+          headY + h * 0.35,
+          w * 0.18,
+          h * 0.06,
+          hsl(100 + 50 * p1, 0.55, 0.35),
+          `${o} transform="rotate(-25 ${fmt(-w * 0.18)} ${fmt(headY + h * 0.35)})"`,
+        ),
+      );
+      parts.push(
+        ellipse(
+          w * 0.18,
+          headY + h * 0.5,
+          w * 0.18,
+          h * 0.06,
+          hsl(100 + 50 * p1, 0.55, 0.35),
+          `${o} transform="rotate(25 ${fmt(w * 0.18)} ${fmt(headY + h * 0.5)})"`,
+        ),
+      );
       const n = 4 + Math.floor(p2 * 6);
       const pr = Math.min(w * 0.5, h * 0.25) * (0.45 + 0.2 * p3);
       for (let i = 0; i < n; i++) {
@@ -297,9 +370,14 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       parts.push(ellipse(0, Y - h * 0.18, X * 0.98, h * 0.16, c.light, o));
       const top = -Y + h * (0.1 + 0.25 * p0);
       const fw = X * (0.6 + 0.3 * p1);
-      parts.push(c.body(`<path d="M ${fmt(-fw)} ${fmt(Y - h * 0.2)} Q ${fmt(-fw)} ${fmt(top)} 0 ${fmt(top)} Q ${fmt(fw)} ${fmt(top)} ${fmt(fw)} ${fmt(Y - h * 0.2)} Z" fill="${c.fill}"${o}/>`));
+      parts.push(
+        c.body(
+          `<path d="M ${fmt(-fw)} ${fmt(Y - h * 0.2)} Q ${fmt(-fw)} ${fmt(top)} 0 ${fmt(top)} Q ${fmt(fw)} ${fmt(top)} ${fmt(fw)} ${fmt(Y - h * 0.2)} Z" fill="${c.fill}"${o}/>`,
+        ),
+      );
       const n = 2 + Math.floor(p2 * 4);
-      for (let i = 0; i < n; i++) parts.push(circle(-fw * 0.5 + (fw * i) / Math.max(1, n - 1), top + h * (0.12 + 0.1 * ((i * 37 * (p3 + 0.1)) % 1)), Math.max(1, h * 0.04), c.accent, o));
+      for (let i = 0; i < n; i++)
+        parts.push(circle(-fw * 0.5 + (fw * i) / Math.max(1, n - 1), top + h * (0.12 + 0.1 * ((i * 37 * (p3 + 0.1)) % 1)), Math.max(1, h * 0.04), c.accent, o));
       break;
     }
     case 7: {
@@ -308,7 +386,20 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const bodyBot = Y - h * 0.18;
       const cabL = -X * (0.4 + 0.3 * p1);
       const cabR = X * (0.2 + 0.5 * p2);
-      parts.push(c.body(poly([[cabL, bodyTop], [cabL + w * 0.08, -Y + h * 0.05], [cabR - w * 0.06, -Y + h * 0.05], [cabR, bodyTop]], c.fill, o)));
+      parts.push(
+        c.body(
+          poly(
+            [
+              [cabL, bodyTop],
+              [cabL + w * 0.08, -Y + h * 0.05],
+              [cabR - w * 0.06, -Y + h * 0.05],
+              [cabR, bodyTop],
+            ],
+            c.fill,
+            o,
+          ),
+        ),
+      );
       parts.push(c.body(rect(-X, bodyTop, w, bodyBot - bodyTop, c.fill, `${o} rx="${fmt(h * 0.06)}"`)));
       parts.push(rect(cabL + w * 0.09, -Y + h * 0.12, (cabR - cabL) * 0.4, bodyTop + Y - h * 0.16, c.light, o));
       const wr = h * (0.15 + 0.05 * p3);
@@ -335,7 +426,11 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const neck = X * (0.25 + 0.5 * p0);
       const shoulder = -Y + h * (0.15 + 0.3 * p1);
       const belly = X * (0.8 + 0.2 * p2);
-      parts.push(c.body(`<path d="M ${fmt(-neck)} ${fmt(-Y + h * 0.06)} L ${fmt(-neck)} ${fmt(shoulder)} Q ${fmt(-belly * 1.1)} ${fmt(shoulder + h * 0.1)} ${fmt(-belly)} ${fmt((shoulder + Y) / 2)} L ${fmt(-belly * (0.7 + 0.3 * p3))} ${fmt(Y)} L ${fmt(belly * (0.7 + 0.3 * p3))} ${fmt(Y)} L ${fmt(belly)} ${fmt((shoulder + Y) / 2)} Q ${fmt(belly * 1.1)} ${fmt(shoulder + h * 0.1)} ${fmt(neck)} ${fmt(shoulder)} L ${fmt(neck)} ${fmt(-Y + h * 0.06)} Z" fill="${c.fill}"${o}/>`));
+      parts.push(
+        c.body(
+          `<path d="M ${fmt(-neck)} ${fmt(-Y + h * 0.06)} L ${fmt(-neck)} ${fmt(shoulder)} Q ${fmt(-belly * 1.1)} ${fmt(shoulder + h * 0.1)} ${fmt(-belly)} ${fmt((shoulder + Y) / 2)} L ${fmt(-belly * (0.7 + 0.3 * p3))} ${fmt(Y)} L ${fmt(belly * (0.7 + 0.3 * p3))} ${fmt(Y)} L ${fmt(belly)} ${fmt((shoulder + Y) / 2)} Q ${fmt(belly * 1.1)} ${fmt(shoulder + h * 0.1)} ${fmt(neck)} ${fmt(shoulder)} L ${fmt(neck)} ${fmt(-Y + h * 0.06)} Z" fill="${c.fill}"${o}/>`,
+        ),
+      );
       parts.push(rect(-neck * 1.1, -Y, neck * 2.2, h * 0.07, c.accent, o));
       break;
     }
@@ -344,7 +439,20 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const split = -Y + h * (0.3 + 0.2 * p0);
       parts.push(rect(-w * 0.12, split, w * 0.24, Y - split, c.accent, `${o} rx="${fmt(w * 0.08)}"`));
       if (p1 < 0.33) parts.push(c.body(rect(-X, -Y, w, split + Y, c.fill, o)));
-      else if (p1 < 0.66) parts.push(c.body(poly([[-X * (0.3 + 0.5 * p2), split], [0, -Y], [X * (0.3 + 0.5 * p2), split]], c.fill, o)));
+      else if (p1 < 0.66)
+        parts.push(
+          c.body(
+            poly(
+              [
+                [-X * (0.3 + 0.5 * p2), split],
+                [0, -Y],
+                [X * (0.3 + 0.5 * p2), split],
+              ],
+              c.fill,
+              o,
+            ),
+          ),
+        );
       else parts.push(c.body(ellipse(0, (split - Y) / 2, X * (0.6 + 0.4 * p2), (split + Y) / 2, c.fill, o)));
       break;
     }
@@ -370,7 +478,9 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const n = 3 + Math.floor(p3 * 4);
       for (let i = 0; i < n; i++) {
         const sx = -w * 0.06 + (w * 0.12 * i) / (n - 1);
-        parts.push(`<line x1="${fmt(sx)}" y1="${fmt(-Y + h * 0.06)}" x2="${fmt(sx)}" y2="${fmt(cy + bodyR * 0.5)}" stroke="${c.light}" stroke-width="${fmt(Math.max(0.6, c.sw * 0.4))}"/>`);
+        parts.push(
+          `<line x1="${fmt(sx)}" y1="${fmt(-Y + h * 0.06)}" x2="${fmt(sx)}" y2="${fmt(cy + bodyR * 0.5)}" stroke="${c.light}" stroke-width="${fmt(Math.max(0.6, c.sw * 0.4))}"/>`,
+        );
       }
       break;
     }
@@ -379,7 +489,28 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const sleeve = h * (0.2 + 0.25 * p0);
       const body = X * (0.55 + 0.25 * p1);
       const hem = X * (0.55 + 0.45 * p2);
-      parts.push(c.body(poly([[-body * 0.4, -Y], [-body, -Y + h * 0.04], [-X, -Y + sleeve], [-X + w * 0.15, -Y + sleeve + h * 0.08], [-body, -Y + sleeve * 0.7], [-hem, Y], [hem, Y], [body, -Y + sleeve * 0.7], [X - w * 0.15, -Y + sleeve + h * 0.08], [X, -Y + sleeve], [body, -Y + h * 0.04], [body * 0.4, -Y]], c.fill, o)));
+      parts.push(
+        c.body(
+          poly(
+            [
+              [-body * 0.4, -Y],
+              [-body, -Y + h * 0.04],
+              [-X, -Y + sleeve],
+              [-X + w * 0.15, -Y + sleeve + h * 0.08],
+              [-body, -Y + sleeve * 0.7],
+              [-hem, Y],
+              [hem, Y],
+              [body, -Y + sleeve * 0.7],
+              [X - w * 0.15, -Y + sleeve + h * 0.08],
+              [X, -Y + sleeve],
+              [body, -Y + h * 0.04],
+              [body * 0.4, -Y],
+            ],
+            c.fill,
+            o,
+          ),
+        ),
+      );
       parts.push(ellipse(0, -Y + h * 0.02, body * 0.4, h * (0.04 + 0.05 * p3), c.accent, o));
       break;
     }
@@ -387,13 +518,25 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       // building: walls, roof, windows, door
       const roofH = h * (0.1 + 0.25 * p0);
       parts.push(c.body(rect(-X * 0.9, -Y + roofH, w * 0.9, h - roofH, c.fill, o)));
-      if (p1 < 0.6) parts.push(poly([[-X, -Y + roofH], [0, -Y], [X, -Y + roofH]], c.accent, o));
+      if (p1 < 0.6)
+        parts.push(
+          poly(
+            [
+              [-X, -Y + roofH],
+              [0, -Y],
+              [X, -Y + roofH],
+            ],
+            c.accent,
+            o,
+          ),
+        );
       else parts.push(rect(-X, -Y + roofH * 0.6, w, roofH * 0.4, c.accent, o));
       const cols = 2 + Math.floor(p2 * 3);
       const rows = 1 + Math.floor(p3 * 4);
       const cw = (w * 0.9) / cols;
-      const rh = (h - roofH) * 0.7 / rows;
-      for (let i = 0; i < cols; i++) for (let j = 0; j < rows; j++) parts.push(rect(-X * 0.9 + cw * (i + 0.25), -Y + roofH + rh * (j + 0.25), cw * 0.5, rh * 0.5, c.light, o));
+      const rh = ((h - roofH) * 0.7) / rows;
+      for (let i = 0; i < cols; i++)
+        for (let j = 0; j < rows; j++) parts.push(rect(-X * 0.9 + cw * (i + 0.25), -Y + roofH + rh * (j + 0.25), cw * 0.5, rh * 0.5, c.light, o));
       parts.push(rect(-w * 0.07, Y - h * 0.2, w * 0.14, h * 0.2, c.dark, o));
       break;
     }
@@ -402,8 +545,13 @@ function figure(sig: VisualSignature, w: number, h: number, c: Paint): string[] 
       const r = Math.min(X, Y) * 0.98;
       parts.push(c.body(ellipse(0, 0, X * 0.98, Y * 0.98, c.fill, o)));
       const k = 0.3 + 0.5 * p0;
-      parts.push(`<path d="M ${fmt(-X * 0.9)} ${fmt(-Y * k)} Q 0 ${fmt(Y * (0.2 + p1 * 0.5))} ${fmt(X * 0.9)} ${fmt(-Y * k)}" fill="none" stroke="${c.accent}" stroke-width="${fmt(Math.max(1, r * 0.06))}"/>`);
-      if (p2 > 0.4) parts.push(`<path d="M ${fmt(-X * 0.9)} ${fmt(Y * k)} Q 0 ${fmt(-Y * (0.2 + p3 * 0.5))} ${fmt(X * 0.9)} ${fmt(Y * k)}" fill="none" stroke="${c.accent}" stroke-width="${fmt(Math.max(1, r * 0.06))}"/>`);
+      parts.push(
+        `<path d="M ${fmt(-X * 0.9)} ${fmt(-Y * k)} Q 0 ${fmt(Y * (0.2 + p1 * 0.5))} ${fmt(X * 0.9)} ${fmt(-Y * k)}" fill="none" stroke="${c.accent}" stroke-width="${fmt(Math.max(1, r * 0.06))}"/>`,
+      );
+      if (p2 > 0.4)
+        parts.push(
+          `<path d="M ${fmt(-X * 0.9)} ${fmt(Y * k)} Q 0 ${fmt(-Y * (0.2 + p3 * 0.5))} ${fmt(X * 0.9)} ${fmt(Y * k)}" fill="none" stroke="${c.accent}" stroke-width="${fmt(Math.max(1, r * 0.06))}"/>`,
+        );
       break;
     }
   }
@@ -478,7 +626,16 @@ function backgroundSvg(scene: Scene, random: () => number): string {
       // soft blobs
       const n = 3 + Math.floor(random() * 5);
       for (let i = 0; i < n; i++) {
-        out.push(ellipse(random() * W, random() * H, m * (0.1 + 0.3 * random()), m * (0.1 + 0.3 * random()), hsl(b.hue + 360 * random(), b.saturation, 0.3 + 0.5 * random()), ' fill-opacity="0.35"'));
+        out.push(
+          ellipse(
+            random() * W,
+            random() * H,
+            m * (0.1 + 0.3 * random()),
+            m * (0.1 + 0.3 * random()),
+            hsl(b.hue + 360 * random(), b.saturation, 0.3 + 0.5 * random()),
+            ' fill-opacity="0.35"',
+          ),
+        );
       }
       break;
     }

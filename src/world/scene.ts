@@ -222,7 +222,7 @@ export function sceneFor(seed: number, id: number, concepts: readonly Concept[],
     if (c === undefined) throw new Error(`sceneFor: sampler returned unknown concept ${concept}`);
     const aspect = visualSignature(c).aspect;
     // Frame size: the larger the object count, the smaller the objects.
-    const size = m * (0.3 + 0.45 * random()) / Math.sqrt(1 + 0.35 * (n - 1));
+    const size = (m * (0.3 + 0.45 * random())) / Math.sqrt(1 + 0.35 * (n - 1));
     let w = size * Math.sqrt(aspect);
     let h = size / Math.sqrt(aspect);
     const fit = Math.min(1, (0.95 * width) / w, (0.95 * height) / h);

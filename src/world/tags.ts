@@ -29,10 +29,45 @@ export const DEFAULT_TAGGER: TaggerOptions = {
 };
 
 /** Labels a tagger reports on almost any photo; they match no concept. */
-export const GENERIC_LABELS = ['photograph', 'image', 'design', 'pattern', 'art', 'illustration', 'graphics', 'colorfulness', 'rectangle', 'circle', 'font', 'still life photography'];
+export const GENERIC_LABELS = [
+  'photograph',
+  'image',
+  'design',
+  'pattern',
+  'art',
+  'illustration',
+  'graphics',
+  'colorfulness',
+  'rectangle',
+  'circle',
+  'font',
+  'still life photography',
+];
 
 /** WordNet's top nodes: too abstract for a tagger to report. */
-const TOO_ABSTRACT = new Set(['entity', 'physical entity', 'abstraction', 'object', 'whole', 'matter', 'artifact', 'living thing', 'organism', 'causal agent', 'unit', 'thing', 'group', 'relation', 'substance', 'part', 'instrumentality', 'attribute', 'psychological feature', 'measure', 'communication']);
+const TOO_ABSTRACT = new Set([
+  'entity',
+  'physical entity',
+  'abstraction',
+  'object',
+  'whole',
+  'matter',
+  'artifact',
+  'living thing',
+  'organism',
+  'causal agent',
+  'unit',
+  'thing',
+  'group',
+  'relation',
+  'substance',
+  'part',
+  'instrumentality',
+  'attribute',
+  'psychological feature',
+  'measure',
+  'communication',
+]);
 
 export interface Tags {
   labels: string[];
