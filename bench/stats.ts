@@ -98,7 +98,6 @@ async function compareTokenizers(file: string, limit: number): Promise<void> {
     for (const item of batch) if (!isReject(item) && captions.length < limit) captions.push(item.caption);
     if (captions.length >= limit) break;
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ptbTokenize } = require('../src/text/ptb-tokenizer') as typeof import('../src/text/ptb-tokenizer');
   const measure = (name: string, tokenize: (c: string) => string[]) => {
     // time the tokenizer alone, then count tokens and types outside the timed loop

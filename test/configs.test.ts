@@ -26,8 +26,8 @@ test('every configs/*.json is a valid train config', () => {
 
 test('a wrong field is named with its file', () => {
   const good = load('pretrain-cc12m-tiny.json') as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const bad = (edit: (c: any) => void): string => {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     const c = structuredClone(good);
     edit(c);
     try {

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { test } from 'node:test';
-import { CaptionedImage, readCocoCaptions, writeCocoCaptions, writeCocoResults, writeNocapsCaptions } from '../src/data/coco';
+import { CaptionedImage, CocoCaptionFile, readCocoCaptions, writeCocoCaptions, writeCocoResults, writeNocapsCaptions } from '../src/data/coco';
 import { loadCocoResults } from '../src/metrics/inputs';
 import { InputError, readJsonFile } from '../src/util/json';
 
@@ -21,7 +21,7 @@ test('COCO caption annotations + results are read back by the metrics loaders', 
   const dir = tempDir();
   const annotations = path.join(dir, 'captions.json');
   const results = path.join(dir, 'results.json');
-  const written = writeCocoCaptions(
+  writeCocoCaptions(
     annotations,
     IMAGES.map(({ domain: _, ...image }) => image),
     { info: { description: 'test' } },
@@ -30,7 +30,7 @@ test('COCO caption annotations + results are read back by the metrics loaders', 
     { image_id: 12, caption: 'a fruit' },
     { image_id: 7, caption: 'a dog' },
   ]);
-  const data = readJsonFile(annotations) as typeof written;
+  const data = readJsonFile(annotations) as CocoCaptionFile;
   assert.deepEqual(data.info, { description: 'test' });
   assert.deepEqual(data.images[0], { id: 7, file_name: 'img00007.jpg', width: 640, height: 480 });
   assert.deepEqual(

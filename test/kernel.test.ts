@@ -206,7 +206,7 @@ describe('display helpers outside a kernel', () => {
 
   test('tables accept row objects, arrays and DataFrame-like values; HTML is escaped', () => {
     assert.match(String(tableBundle([{ x: '<b>' }])['text/html']), /&lt;b&gt;/);
-    assert.match(String(tableBundle([[1, 2]])['text/plain']), /^0  1\n/);
+    assert.match(String(tableBundle([[1, 2]])['text/plain']), /^0 {2}1\n/);
     assert.match(String(tableBundle({ columns: ['c'], values: [[3]] })['text/plain']), /c\n-\n3/);
     assert.equal(Object.keys(captionsBundle([{ caption: 'x' }]))[0], 'application/vnd.cckit.captions+json');
   });

@@ -8,7 +8,6 @@ import { ADDED_WASM_KERNELS, originalWasmKernel, registerWasmKernels } from '../
 const quiet = { logger: () => undefined };
 const noNative = (id: string): unknown => {
   if (id.startsWith('@tensorflow/tfjs-node')) throw new Error(`Cannot find module '${id}'`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(id);
 };
 

@@ -50,7 +50,7 @@ const app = document.getElementById('app')!;
 const METRIC = 'CIDEr';
 
 let data: StateMessage | undefined;
-let filters: Filters = { domains: ['in', 'near', 'out'], min: '', max: '', word: '', sort: 'score-desc', ...((vscode.getState() as Partial<Filters>) ?? {}) };
+const filters: Filters = { domains: ['in', 'near', 'out'], min: '', max: '', word: '', sort: 'score-desc', ...((vscode.getState() as Partial<Filters>) ?? {}) };
 
 function save(): void {
   vscode.setState(filters);

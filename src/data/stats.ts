@@ -50,7 +50,6 @@ export interface StatsOptions {
 /** Calls `sink` with each PTB token (ptbTokenize, lower-cased, punctuation kept). */
 function ptbScanner(): (caption: string, sink: TokenSink) => void {
   // Loaded on demand: the PTB lexer is only needed when asked for.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ptb = require('../text/ptb-tokenizer') as typeof import('../text/ptb-tokenizer');
   return (caption, sink) => {
     for (const token of ptb.ptbTokenize(caption.replace(/\n/g, ' '))) sink.literal(token);
@@ -83,7 +82,7 @@ export class TypeTable {
 
   /** Adds one occurrence of the token with fingerprint (a, b). */
   add(a: number, b: number): void {
-    let slots = this.slots;
+    const slots = this.slots;
     let i = fmix(a ^ Math.imul(b, 0x27d4eb2d)) & this.mask;
     for (;;) {
       const at = i << 2;

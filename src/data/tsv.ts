@@ -22,7 +22,6 @@
  * naming the row. Writes go to a temporary file beside the target, renamed over it on close.
  */
 import * as fs from 'fs';
-import * as path from 'path';
 import { temporaryPath } from '../util/atomic';
 
 /** Column order: CC3M is caption-url, CC12M is url-caption. */
@@ -367,7 +366,10 @@ export class TsvWriter {
     this.done = true;
     await new Promise<void>((resolve) => {
       if (this.stream.closed) resolve();
-      else (this.stream.destroy(), this.stream.once('close', () => resolve()));
+      else {
+        this.stream.destroy();
+        this.stream.once('close', () => resolve());
+      }
     });
     await fs.promises.rm(this.temporary, { force: true });
   }

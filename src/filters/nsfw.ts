@@ -112,7 +112,6 @@ export class NsfwDetector {
       throw new Error(`nsfw: ${e instanceof Error ? e.message : String(e)}`);
     }
     const modelName = options.model ?? DEFAULT_NSFW_MODEL;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nsfwjs = require('nsfwjs') as typeof import('nsfwjs');
     // a model *name* makes NSFWJS read its bundled model modules (no URL, no network)
     const model = await quietly(() => nsfwjs.load(modelName));

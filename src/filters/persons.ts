@@ -363,7 +363,7 @@ interface Token {
   skip: boolean;
 }
 
-const TOKEN_RE = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’\-][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu;
+const TOKEN_RE = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’-][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu;
 
 function tokenize(caption: string): Token[] {
   const out: Token[] = [];
@@ -385,7 +385,7 @@ function tokenize(caption: string): Token[] {
     let joined = prev !== undefined && /^\s+$/.test(gap);
     if (!joined && prev !== undefined && prev.initial && /^\.\s*$/.test(gap)) joined = true;
     const sentenceStart =
-      prev === undefined || /[.!?:|;"“”()\[\]]/.test(gap.replace(/^\.\s*$/, prev.initial ? '' : '.')) || /\s[-–—]\s/.test(gap) || /^[-–—]\s/.test(gap);
+      prev === undefined || /[.!?:|;"“”()[\]]/.test(gap.replace(/^\.\s*$/, prev.initial ? '' : '.')) || /\s[-–—]\s/.test(gap) || /^[-–—]\s/.test(gap);
     const token: Token = {
       text,
       key: fold(core),

@@ -4,7 +4,6 @@
  * The CLI (`cckit filter`) and the experiments both use it.
  */
 import * as fs from 'fs';
-import * as path from 'path';
 
 import { readTsv, TsvLayout } from '../data/tsv';
 import { readSamples } from '../data/webdataset';

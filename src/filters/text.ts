@@ -280,7 +280,6 @@ let sentimentFn: SentimentFn | undefined;
 /** wink-sentiment's normalised score, −5 (very negative) … +5 (very positive). */
 export function polarity(text: string): number {
   // wink-sentiment ships no type declarations
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   sentimentFn ??= require('wink-sentiment') as SentimentFn;
   return sentimentFn(text).normalizedScore;
 }

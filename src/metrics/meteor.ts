@@ -154,11 +154,14 @@ export function normalizeMeteor(line: string): string[] {
       out.push(w);
     }
   }
-  return out
-    .map((w) => w.replace(/\u0000/g, '.').toLowerCase())
-    .join(' ')
-    .split(' ')
-    .filter((w) => w !== '');
+  return (
+    out
+      // eslint-disable-next-line no-control-regex -- NUL stood in for '.' while matching
+      .map((w) => w.replace(/\u0000/g, '.').toLowerCase())
+      .join(' ')
+      .split(' ')
+      .filter((w) => w !== '')
+  );
 }
 
 // ------------------------------------------------------------ matchers

@@ -53,7 +53,6 @@ type Tfjs = typeof TF;
 type WasmModule = typeof import('@tensorflow/tfjs-backend-wasm');
 
 export function loadTf(): Tfjs {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('@tensorflow/tfjs') as Tfjs;
 }
 
@@ -120,7 +119,6 @@ async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions
       wasm.setThreadsCount(options.threads ?? cpuCount());
     }
     // before setBackend, so the kernels' setup runs with the backend's initialisation
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     (require('./wasm-kernels') as typeof import('./wasm-kernels')).registerWasmKernels();
     version = wasm.version_wasm;
   }

@@ -38,7 +38,6 @@ interface KernelArgs {
 const BACKEND = 'wasm';
 
 function loadTf(): Tfjs {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('@tensorflow/tfjs') as Tfjs;
 }
 

@@ -119,7 +119,6 @@ export class BatchStream<T> {
 
 /** sha256 of a data file's content (for run ids). */
 export function fileDigest(file: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const crypto = require('crypto') as typeof import('crypto');
   const hash = crypto.createHash('sha256');
   const fd = fs.openSync(file, 'r');

@@ -364,10 +364,8 @@ export async function runReplica<C>(data: ReplicaData<C>, port: WorkerPort): Pro
   try {
     await initBackend({ env: { [BACKEND_ENV_VAR]: data.setup.backend }, threads: 1, logger: () => {} });
     const tf = loadTf();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createModel } = require('./models') as typeof import('./models');
     const model = createModel(data.setup.model, data.setup.dims);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const factory = require(data.setup.lossModule)[data.setup.lossFactory] as (model: unknown, config: C) => LossFn<TensorTree>;
     const loss = factory(model, data.setup.lossConfig);
     const variables = new Map([...model.variables()].map(([k, v]) => [`model/${k}`, v] as [string, TF.Variable]));

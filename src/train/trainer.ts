@@ -195,7 +195,6 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
 
   const modelConfig = { spec: config.model, ...(model.config ? { resolved: model.config } : {}) };
   const logEvery = config.logEvery ?? 10;
-  const weights = config.objectives;
   let windowStart = Date.now();
   let windowSamples = 0;
   const stepsAtStart = step;
@@ -612,7 +611,6 @@ interface MatchingHead {
 }
 
 function createMatchingHead(model: CaptionModel, vocabSize: number, config: TrainConfig): MatchingHead {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createSharedMatching } = require('./matching-head') as typeof import('./matching-head');
   return createSharedMatching(model, vocabSize, config.seed);
 }

@@ -5,7 +5,6 @@ let sharpModule: SharpConstructor | null = null;
 
 export function loadSharp(): SharpConstructor {
   if (sharpModule === null) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require('sharp') as SharpConstructor | { default: SharpConstructor };
     sharpModule = typeof mod === 'function' ? mod : mod.default;
   }

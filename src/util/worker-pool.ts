@@ -25,7 +25,6 @@ interface PoolSetup {
 
 /** Worker side: build the batch function once, answer each `{id, batch}`. */
 export function poolWorker({ modulePath, factory, options }: PoolSetup, port: WorkerPort): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const run = require(modulePath)[factory](options) as (batch: unknown[]) => unknown[];
   port.onMessage(({ id, batch }: { id: number; batch: unknown[] }) => {
     try {

@@ -115,7 +115,6 @@ export function workerMain(): void {
   };
   Promise.resolve()
     .then(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const main = require(boot.modulePath)[boot.exportName] as WorkerMain<unknown> | undefined;
       if (typeof main !== 'function') throw new Error(`${boot.modulePath} exports no function ${boot.exportName}`);
       return main(boot.data, side);

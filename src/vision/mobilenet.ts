@@ -70,7 +70,6 @@ export class MobilenetBackbone implements Backbone {
   static async load(options: MobilenetOptions = {}): Promise<MobilenetBackbone> {
     const tf = loadTf();
     await tf.ready();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nsfwjs = require('nsfwjs') as typeof import('nsfwjs');
     const wrapper = await silenced(() => nsfwjs.load(MOBILENET_MODEL));
     const model = (wrapper as unknown as { model: GraphModel }).model;
