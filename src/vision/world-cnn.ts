@@ -41,6 +41,7 @@ import { conceptSampler, sceneFor, type ConceptSampler, type SceneOptions } from
 import type { Concept, Scene } from '../world/types';
 import { writeFileAtomic } from '../util/atomic';
 import { mixSeed, seededRandom } from '../util/random';
+import { WORDNET_TOP_NODES } from '../wordnet/basic-level';
 
 type Tfjs = typeof TF;
 
@@ -386,31 +387,6 @@ export interface LabelSpace {
   ofConcept: number[][];
 }
 
-/** WordNet's top nodes, too abstract to be labels (as in the world's tagger). */
-const TOO_ABSTRACT = new Set([
-  'entity',
-  'physical entity',
-  'abstraction',
-  'object',
-  'whole',
-  'matter',
-  'artifact',
-  'living thing',
-  'organism',
-  'causal agent',
-  'unit',
-  'thing',
-  'group',
-  'relation',
-  'substance',
-  'part',
-  'instrumentality',
-  'attribute',
-  'psychological feature',
-  'measure',
-  'communication',
-]);
-
 export function labelSpace(concepts: readonly Concept[], hypernyms: boolean, depth = 4): LabelSpace {
   const names = concepts.map((c) => c.name);
   const index = new Map<string, number>();
@@ -421,7 +397,7 @@ export function labelSpace(concepts: readonly Concept[], hypernyms: boolean, dep
     const labels = [i];
     if (hypernyms) {
       for (const h of c.hypernyms.slice(0, depth)) {
-        if (TOO_ABSTRACT.has(h)) continue;
+        if (WORDNET_TOP_NODES.has(h)) continue;
         let k = index.get(h);
         if (k === undefined) {
           k = names.length;

@@ -10,6 +10,31 @@ import { lemmaTagCount } from './sense-tags';
 /** Minimum SemCor tag count (over all noun senses) for a head word to count as a basic-level word. */
 export const BASIC_MIN_TAGS = 2;
 
+/** WordNet's top nodes: too abstract for a tagger to report or a classifier to learn as a label. */
+export const WORDNET_TOP_NODES: ReadonlySet<string> = new Set([
+  'entity',
+  'physical entity',
+  'abstraction',
+  'object',
+  'whole',
+  'matter',
+  'artifact',
+  'living thing',
+  'organism',
+  'causal agent',
+  'unit',
+  'thing',
+  'group',
+  'relation',
+  'substance',
+  'part',
+  'instrumentality',
+  'attribute',
+  'psychological feature',
+  'measure',
+  'communication',
+]);
+
 /** Hypernym heads too abstract to serve as a hypernymised name. */
 export const ABSTRACT_HEADS: ReadonlySet<string> = new Set([
   'entity',

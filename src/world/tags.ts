@@ -9,6 +9,7 @@
  */
 import { Concept } from './types';
 import { pick, shuffled } from '../util/random';
+import { WORDNET_TOP_NODES } from '../wordnet/basic-level';
 
 export interface TaggerOptions {
   missRate: number;
@@ -44,31 +45,6 @@ export const GENERIC_LABELS = [
   'still life photography',
 ];
 
-/** WordNet's top nodes: too abstract for a tagger to report. */
-const TOO_ABSTRACT = new Set([
-  'entity',
-  'physical entity',
-  'abstraction',
-  'object',
-  'whole',
-  'matter',
-  'artifact',
-  'living thing',
-  'organism',
-  'causal agent',
-  'unit',
-  'thing',
-  'group',
-  'relation',
-  'substance',
-  'part',
-  'instrumentality',
-  'attribute',
-  'psychological feature',
-  'measure',
-  'communication',
-]);
-
 export interface Tags {
   labels: string[];
   /** Shown concepts whose own name the tagger missed. */
@@ -84,7 +60,7 @@ export function tagsFor(random: () => number, shown: readonly Concept[], randomC
     if (random() < options.missRate) missed.push(concept.index);
     else labels.add(concept.name);
     for (const hypernym of concept.hypernyms.slice(0, options.hypernymDepth)) {
-      if (!TOO_ABSTRACT.has(hypernym) && random() < options.hypernymRate) labels.add(hypernym);
+      if (!WORDNET_TOP_NODES.has(hypernym) && random() < options.hypernymRate) labels.add(hypernym);
     }
   }
   const shownNames = new Set(shown.map((c) => c.name));
