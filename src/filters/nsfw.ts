@@ -17,8 +17,8 @@
  * - Model: MobileNetV2Mid (NSFWJS's mid-sized graph model) by default. Measured on the world's
  *   web images (seed 3, the 155 of ids 0–199 that pass CC12M's header checks; none is
  *   pornographic): MobileNetV2 scored two of them ≥ 0.5 (a striped truck 0.85, a bed 0.65, both
- *   flat drawings on grainy backgrounds), MobileNetV2Mid none (max 0.06) and is faster on wasm
- *   (52 vs 74 ms/image); InceptionV3 also none (max 0.23) at 400 ms/image.
+ *   flat drawings on grainy backgrounds), MobileNetV2Mid none (max 0.06) and is faster on wasm;
+ *   InceptionV3 also none (max 0.23) at several times the cost (times in docs/filters.md).
  * - Score: P(Porn) + P(Hentai), the two explicit classes. "Sexy" (swimwear, lingerie) is not
  *   pornography and counting it would reject ordinary fashion and beach photos; "Drawing" and
  *   "Neutral" are safe.

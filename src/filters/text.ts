@@ -44,12 +44,7 @@
  * polarity (wink-sentiment, ~7 µs) → profanity (obscenity's regex matcher, ~28 µs, the most
  * expensive step, so last). Each rejection names the first failing check.
  *
- * Throughput, measured on the 2-core dev machine (Node 20, compiled JS, 60k world alt-texts of
- * seed 1, vocabulary prepared beforehand): one thread runs the CC12M stage at 24–26k captions/s and
- * the CC3M stage at 17–23k/s (≥ 10k/s per core, the issue's target). Two worker threads each holding
- * a filter ran at 9–16k/s apiece (19–30k/s together) while another process kept one of the two
- * cores busy, so that pair of numbers is a lower bound. The vocabulary pass (tokens only) runs at
- * ~50k captions/s.
+ * Throughput: `npm run bench:filter`, figures in docs/filters.md.
  */
 import * as fs from 'fs';
 import { RegExpMatcher, englishDataset, englishRecommendedTransformers } from 'obscenity';
