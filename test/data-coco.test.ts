@@ -3,7 +3,16 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { test } from 'node:test';
-import { CaptionedImage, CocoCaptionFile, readCocoCaptions, writeCocoCaptions, writeCocoResults, writeNocapsCaptions } from '../src/data/coco';
+import {
+  CaptionedImage,
+  CocoCaptionFile,
+  worldCocoInfo,
+  worldOfCocoFile,
+  readCocoCaptions,
+  writeCocoCaptions,
+  writeCocoResults,
+  writeNocapsCaptions,
+} from '../src/data/coco';
 import { loadCocoResults } from '../src/metrics/inputs';
 import { InputError, readJsonFile } from '../src/util/json';
 
@@ -114,4 +123,13 @@ test('COCO writers: invalid input names the file and position, and nothing is wr
     /\[1\] \(image_id 1\): a second caption for the same image/,
   );
   assert.deepEqual(fs.readdirSync(dir), []);
+});
+
+test("the world's caption files are recognised by their info block, real ones are not", () => {
+  assert.deepEqual(worldOfCocoFile(worldCocoInfo('nocaps-val', 3, 'tiny')), { seed: 3, split: 'nocaps-val' });
+  // files written before the `world` marker: description + seed
+  assert.deepEqual(worldOfCocoFile({ description: 'cckit embedded world, coco-train', seed: 0, preset: 'tiny' }), { seed: 0, split: 'coco-train' });
+  assert.equal(worldOfCocoFile({ description: 'COCO 2014 Dataset', year: 2014 }), undefined);
+  assert.equal(worldOfCocoFile({ world: { seed: 1, split: 'imagenet' } }), undefined);
+  assert.equal(worldOfCocoFile(undefined), undefined);
 });

@@ -225,17 +225,22 @@ export function normaliseDomain(file: string, where: string, value: unknown): 'i
   throw new InputError(file, `${where}: unknown domain "${value}" (expected in, near or out, or nocaps's in-domain/near-domain/out-domain)`);
 }
 
-/** The "info" block `cckit world build` writes into a split's caption file. */
+/** The "info" block `cckit world build` writes into a split's caption file: `world` marks it as the world's. */
 export function worldCocoInfo(split: WorldSplit, seed: number, preset: string): Record<string, unknown> {
-  return { description: `${WORLD_DESCRIPTION}${split}`, seed, preset };
+  return { description: `${WORLD_DESCRIPTION}${split}`, seed, preset, world: { seed, split, preset } };
 }
 
 const WORLD_DESCRIPTION = 'cckit embedded world, ';
 
 /** The world seed and split of a caption file written by `cckit world build`, or undefined for any other file. */
 export function worldOfCocoFile(info: unknown): { seed: number; split: WorldSplit } | undefined {
-  if (!isRecord(info) || typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION))
-    return undefined;
+  if (!isRecord(info)) return undefined;
+  if (isRecord(info.world)) {
+    const { seed, split } = info.world;
+    return typeof seed === 'number' && typeof split === 'string' && isWorldSplit(split) ? { seed, split } : undefined;
+  }
+  // Files written before the `world` marker carry the split only in their description.
+  if (typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION)) return undefined;
   const split = info.description.slice(WORLD_DESCRIPTION.length);
   return isWorldSplit(split) ? { seed: info.seed, split } : undefined;
 }
