@@ -3,3 +3,4 @@ export * from './tsv';
 export * from './webdataset';
 export * from './coco';
 export * from './stats';
+export { fastTokenize } from '../text/fast-tokenizer';
