@@ -206,6 +206,18 @@ async function profileStep(tf: typeof TF, run: () => Promise<number>): Promise<v
   for (const [name, e] of [...byKernel].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
     console.log(`    ${name.padEnd(22)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
   }
+  const byShape = new Map<string, { ms: number; calls: number }>();
+  for (const k of info.kernels) {
+    const key = `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join(' ')}`;
+    const e = byShape.get(key) ?? { ms: 0, calls: 0 };
+    e.ms += typeof k.kernelTimeMs === 'number' ? k.kernelTimeMs : 0;
+    e.calls++;
+    byShape.set(key, e);
+  }
+  console.log('  top kernel calls by input shapes:');
+  for (const [key, e] of [...byShape].sort((a, b) => b[1].ms - a[1].ms).slice(0, 20)) {
+    console.log(`    ${key.padEnd(60)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
+  }
 }
 
 interface TorchResult {
