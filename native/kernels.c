@@ -327,6 +327,125 @@ static napi_value sum_inner(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+
+/* unsortedSegmentSum(heap, xOff, idsOff, rows, inner, segments, outOff): out[s] = Σ_{ids[i] = s} x[i]; ids outside [0, segments) dropped. */
+static napi_value unsorted_segment_sum(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), idsOff = get_i64(env, argv[2]), rows = get_i64(env, argv[3]), inner = get_i64(env, argv[4]),
+          segments = get_i64(env, argv[5]), outOff = get_i64(env, argv[6]);
+  if (!in_heap(env, &h, xOff, rows * inner) || !in_heap(env, &h, idsOff, rows) || !in_heap(env, &h, outOff, segments * inner)) return NULL;
+  const int32_t *ids = (const int32_t *)(h.heap + idsOff);
+  float *out = h.heap + outOff;
+  memset(out, 0, sizeof(float) * (size_t)(segments * inner));
+  for (int64_t i = 0; i < rows; i++) {
+    int32_t s = ids[i];
+    if (s < 0 || s >= segments) continue;
+    const float *x = h.heap + xOff + i * inner;
+    float *o = out + (int64_t)s * inner;
+    for (int64_t j = 0; j < inner; j++) o[j] += x[j];
+  }
+  return NULL;
+}
+
+/* copyBlocks(heap, srcOff, srcStride, dstOff, dstStride, blocks, length): block b of `length` floats from src + b·srcStride to dst + b·dstStride (split and concat). */
+static napi_value copy_blocks(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t srcOff = get_i64(env, argv[1]), srcStride = get_i64(env, argv[2]), dstOff = get_i64(env, argv[3]), dstStride = get_i64(env, argv[4]),
+          blocks = get_i64(env, argv[5]), length = get_i64(env, argv[6]);
+  if (blocks <= 0 || length <= 0) return NULL;
+  if (!in_heap(env, &h, srcOff, srcStride * (blocks - 1) + length) || !in_heap(env, &h, dstOff, dstStride * (blocks - 1) + length)) return NULL;
+  for (int64_t b = 0; b < blocks; b++) memcpy(h.heap + dstOff + b * dstStride, h.heap + srcOff + b * srcStride, sizeof(float) * (size_t)length);
+  return NULL;
+}
+
+/*
+ * transpose(heap, xOff, outOff, shape: Int32Array, perm: Int32Array): out = x with axes permuted (rank ≤ 8, 4-byte elements).
+ * The innermost output axis is walked with the input's stride for it; the rest by an odometer.
+ */
+static napi_value transpose(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Heap h;
+  if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), outOff = get_i64(env, argv[2]);
+  napi_typedarray_type type;
+  size_t rank, rank2;
+  void *shapeData, *permData;
+  napi_value ab;
+  size_t bo;
+  if (napi_get_typedarray_info(env, argv[3], &type, &rank, &shapeData, &ab, &bo) != napi_ok || type != napi_int32_array ||
+      napi_get_typedarray_info(env, argv[4], &type, &rank2, &permData, &ab, &bo) != napi_ok || type != napi_int32_array || rank != rank2 || rank == 0 ||
+      rank > 8) {
+    napi_throw_type_error(env, NULL, "cckit native: transpose needs Int32Array shape and perm of one rank ≤ 8");
+    return NULL;
+  }
+  const int32_t *shape = shapeData, *perm = permData;
+  int64_t inStride[8], count = 1;
+  for (int64_t d = (int64_t)rank - 1; d >= 0; d--) {
+    inStride[d] = count;
+    count *= shape[d];
+  }
+  if (!in_heap(env, &h, xOff, count) || !in_heap(env, &h, outOff, count)) return NULL;
+  if (count == 0) return NULL;
+  int64_t outShape[8], stride[8], index[8];
+  for (size_t d = 0; d < rank; d++) {
+    outShape[d] = shape[perm[d]];
+    stride[d] = inStride[perm[d]];
+    index[d] = 0;
+  }
+  const uint32_t *x = (const uint32_t *)(h.heap + xOff);
+  uint32_t *out = (uint32_t *)(h.heap + outOff);
+  const int64_t last = (int64_t)rank - 1, n = outShape[last], s = stride[last];
+  int64_t base = 0;
+  for (int64_t o = 0; o < count; o += n) {
+    const uint32_t *src = x + base;
+    for (int64_t j = 0; j < n; j++) out[o + j] = src[j * s];
+    for (int64_t d = last - 1; d >= 0; d--) {
+      base += stride[d];
+      if (++index[d] < outShape[d]) break;
+      base -= stride[d] * outShape[d];
+      index[d] = 0;
+    }
+  }
+  return NULL;
+}
+
+/* splitmix64: a counter-based generator, so mask element i depends on (seed, i) only. */
+static inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* dropout(heap, xOff, count, rate, seed, yOff, maskOff): mask[i] = 1/(1−rate) with probability 1−rate, else 0; y = x·mask. */
+static napi_value dropout(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), count = get_i64(env, argv[2]);
+  double rate = get_f64(env, argv[3]);
+  uint64_t seed = (uint64_t)get_i64(env, argv[4]);
+  int64_t yOff = get_i64(env, argv[5]), maskOff = get_i64(env, argv[6]);
+  if (!in_heap(env, &h, xOff, count) || !in_heap(env, &h, yOff, count) || !in_heap(env, &h, maskOff, count)) return NULL;
+  const float scale = (float)(1.0 / (1.0 - rate));
+  /* keep when the top 24 bits, as a uniform in [0, 1), are at least `rate` */
+  const uint32_t threshold = (uint32_t)(rate * 16777216.0);
+  const uint64_t key = mix64(seed ^ 0x5bd1e9955bd1e995ULL);
+  const float *x = h.heap + xOff;
+  float *y = h.heap + yOff, *mask = h.heap + maskOff;
+  for (int64_t i = 0; i < count; i++) {
+    uint32_t u = (uint32_t)(mix64(key + (uint64_t)i) >> 40);
+    float m = u >= threshold ? scale : 0.0f;
+    mask[i] = m;
+    y[i] = x[i] * m;
+  }
+  return NULL;
+}
+
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!get_args(env, info, 1, argv)) return NULL;
@@ -361,6 +480,10 @@ static napi_value init(napi_env env, napi_value exports) {
       {"layerNormGrad", NULL, layer_norm_grad, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sumOuter", NULL, sum_outer, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sumInner", NULL, sum_inner, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"unsortedSegmentSum", NULL, unsorted_segment_sum, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"copyBlocks", NULL, copy_blocks, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"transpose", NULL, transpose, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"dropout", NULL, dropout, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"getThreads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"blasConfig", NULL, blas_config, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import type * as TF from '@tensorflow/tfjs';
 
 import { BACKEND_ENV_VAR, initBackend, loadTf } from '../src/tf/backend';
-import { layerNorm, layerNormReference, softmaxCrossEntropy, softmaxCrossEntropyReference } from '../src/tf/fused';
+import { layerNorm, layerNormReference, seededDropout, softmaxCrossEntropy, softmaxCrossEntropyReference } from '../src/tf/fused';
 import { loadNativeAddon, nativeKernelsActive, useNativeKernels } from '../src/tf/native-kernels';
 import { createModel, ModelDims, ModelSpec } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
@@ -83,8 +83,14 @@ test('matMul: every transpose, batch and broadcast, with gradients, native = was
       for (const transposeB of [false, true]) {
         const as = t(a, transposeA);
         const bs = t(b, transposeB);
-        const av = values(as.reduce((x, y) => x * y), seed++);
-        const bv = values(bs.reduce((x, y) => x * y), seed++);
+        const av = values(
+          as.reduce((x, y) => x * y),
+          seed++,
+        );
+        const bv = values(
+          bs.reduce((x, y) => x * y),
+          seed++,
+        );
         // tfjs has no gradient for a broadcast batch: values only there
         const broadcast = a.slice(0, -2).join() !== b.slice(0, -2).join();
         await sameBothWays(`matMul ${as}×${bs} tA=${transposeA} tB=${transposeB}`, (tf) => {
@@ -118,6 +124,62 @@ test('Sum over leading, trailing, all and middle axes, native = wasm', { skip },
   await sameBothWays('int32 sum', (tf) => tf.sum(tf.tensor([1, 2, 3, 4], [2, 2], 'int32'), 0).toFloat());
 });
 
+test('SplitV, Concat, Transpose and UnsortedSegmentSum (float32 and int32), native = wasm', { skip }, async () => {
+  const v = values(2 * 3 * 4 * 5, 8);
+  const shape = [2, 3, 4, 5];
+  for (const axis of [0, 1, 3, -2]) {
+    await sameBothWays(`split axis ${axis}`, (tf) => tf.split(tf.tensor(v, shape), shape.at(axis)! === 2 ? 2 : [1, shape.at(axis)! - 1], axis));
+    await sameBothWays(`concat axis ${axis}`, (tf) => tf.concat([tf.tensor(v, shape), tf.tensor(v, shape).mul(2), tf.tensor(v, shape).add(1)], axis));
+  }
+  await sameBothWays('split int32', (tf) => tf.split(tf.tensor([1, 2, 3, 4, 5, 6], [2, 3], 'int32'), [1, 2], 1).map((t) => t.toFloat()));
+  await sameBothWays('concat with an empty input', (tf) => tf.concat([tf.tensor(v.slice(0, 6), [2, 3]), tf.zeros([2, 0]), tf.ones([2, 2])], 1));
+  for (const perm of [
+    [1, 0, 2, 3],
+    [0, 2, 1, 3],
+    [3, 2, 1, 0],
+    [0, 1, 3, 2],
+    [2, 0, 3, 1],
+  ]) {
+    await sameBothWays(`transpose ${perm}`, (tf) => tf.transpose(tf.tensor(v, shape), perm));
+  }
+  await sameBothWays('transpose int32', (tf) => tf.transpose(tf.tensor([1, 2, 3, 4, 5, 6], [2, 3], 'int32')).toFloat());
+  await sameBothWays('unsortedSegmentSum', (tf) =>
+    tf.unsortedSegmentSum(tf.tensor2d(values(7 * 5, 9), [7, 5]), tf.tensor1d([0, 3, 3, 1, 0, 9, 3], 'int32'), 4),
+  );
+  // the gradient of gather, as an embedding's backward pass computes it
+  await sameBothWays('gather gradient', (tf) =>
+    tf.grad((e: TF.Tensor) => tf.sum(tf.mul(tf.gather(e, tf.tensor1d([2, 0, 2, 5], 'int32')), tf.tensor2d(values(4 * 3, 10), [4, 3]))))(
+      tf.tensor2d(values(6 * 3, 11), [6, 3]),
+    ),
+  );
+});
+
+test('native dropout: deterministic per seed, the rate kept, scaled by 1/(1−rate), gradient through the same mask', { skip }, async () => {
+  await initBackend({ env: { [BACKEND_ENV_VAR]: 'wasm-native' }, ...quiet });
+  const tf = loadTf();
+  const x = tf.ones([200, 100]);
+  const rate = 0.3;
+  const a = seededDropout(tf, x, rate, 1234, true);
+  const b = seededDropout(tf, x, rate, 1234, true);
+  const c = seededDropout(tf, x, rate, 1235, true);
+  const av = a.dataSync();
+  assert.deepEqual(Array.from(av), Array.from(b.dataSync()), 'same seed, same mask');
+  assert.notDeepEqual(Array.from(av), Array.from(c.dataSync()), 'another seed, another mask');
+  const dropped = av.filter((e) => e === 0).length / av.length;
+  assert.ok(Math.abs(dropped - rate) < 0.01, `dropped fraction ${dropped}`);
+  assert.ok(
+    av.every((e) => e === 0 || Math.abs(e - 1 / (1 - rate)) < 1e-6),
+    'kept values scaled',
+  );
+  const grad = tf.grad((t: TF.Tensor) => tf.sum(tf.mul(seededDropout(tf, t, rate, 1234, true), 2)))(x);
+  close(
+    grad.dataSync(),
+    Float32Array.from(av, (e) => 2 * e),
+    'dropout gradient',
+  );
+  tf.dispose([x, a, b, c, grad]);
+});
+
 test('fused layer norm = the reference composition, values and gradients of x, gamma and beta', { skip }, async () => {
   await initBackend({ env: { [BACKEND_ENV_VAR]: 'wasm-native' }, ...quiet });
   const tf = loadTf();
@@ -127,10 +189,23 @@ test('fused layer norm = the reference composition, values and gradients of x, g
     [7, 1, 33],
   ]) {
     const d = shape[shape.length - 1]!;
-    const x = tf.tensor(values(shape.reduce((a, b) => a * b), 11, 3), shape);
+    const x = tf.tensor(
+      values(
+        shape.reduce((a, b) => a * b),
+        11,
+        3,
+      ),
+      shape,
+    );
     const g = tf.tensor(values(d, 12), [d]);
     const b = tf.tensor(values(d, 13), [d]);
-    const w = tf.tensor(values(shape.reduce((a, b) => a * b), 14), shape);
+    const w = tf.tensor(
+      values(
+        shape.reduce((a, b) => a * b),
+        14,
+      ),
+      shape,
+    );
     const run = (fused: boolean) =>
       tf.tidy(() => {
         const f = (xi: TF.Tensor, gi: TF.Tensor, bi: TF.Tensor) =>
@@ -206,9 +281,10 @@ test('native Adam and Adagrad match the tfjs formulas over several steps', { ski
 });
 
 test('a short training run: native losses follow the wasm losses; same seed, same curve on native', { skip }, async () => {
-  const spec: ModelSpec = { kind: 'transformer', size: 'tiny', overrides: { dModel: 32, ffn: 64, heads: 2, encoderLayers: 1, decoderLayers: 1, dropout: 0.1 } };
   const dims: ModelDims = { vocabSize: 50, visualDim: 6, geometryDim: 5, mocClasses: 0, seed: 3 };
-  const curve = async (backend: 'wasm' | 'wasm-native'): Promise<number[]> => {
+  // dropout masks differ between the paths (another generator), so the paths are compared without dropout
+  const curve = async (backend: 'wasm' | 'wasm-native', dropout: number): Promise<number[]> => {
+    const spec: ModelSpec = { kind: 'transformer', size: 'tiny', overrides: { dModel: 32, ffn: 64, heads: 2, encoderLayers: 1, decoderLayers: 1, dropout } };
     await initBackend({ env: { [BACKEND_ENV_VAR]: backend }, ...quiet });
     const tf = loadTf();
     const model = createModel(spec, dims);
@@ -244,10 +320,10 @@ test('a short training run: native losses follow the wasm losses; same seed, sam
     tf.dispose([visual, geometry, mask, tokensIn, targets]);
     return losses;
   };
-  const wasm = await curve('wasm');
-  const native = await curve('wasm-native');
-  const again = await curve('wasm-native');
+  const wasm = await curve('wasm', 0);
+  close(await curve('wasm-native', 0), wasm, 'loss curve native vs wasm, no dropout', 1e-3);
+  const native = await curve('wasm-native', 0.1);
+  const again = await curve('wasm-native', 0.1);
   assert.deepEqual(again, native, 'same seed, same kernels: the same loss curve to the last bit');
-  assert.ok(native[7]! < native[0]!, `the loss falls (${native[0]} → ${native[7]})`);
-  close(native, wasm, 'loss curve native vs wasm', 1e-3);
+  assert.ok(native[7]! < native[0]!, `the loss falls with dropout too (${native[0]} → ${native[7]})`);
 });

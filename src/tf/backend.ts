@@ -206,9 +206,7 @@ async function select(order: BackendName[], forced: boolean, options: InitBacken
       const log = options.logger ?? ((line: string) => process.stderr.write(line + '\n'));
       // the native kernels' absence is worth its reason: it costs several times the training time
       const nativeSkip = skipped.find((s) => s.name === 'wasm-native');
-      const why = skipped.length
-        ? ` (skipped ${skipped.map((s) => s.name).join(', ')}${nativeSkip ? `; native kernels: ${nativeSkip.error}` : ''})`
-        : '';
+      const why = skipped.length ? ` (skipped ${skipped.map((s) => s.name).join(', ')}${nativeSkip ? `; native kernels: ${nativeSkip.error}` : ''})` : '';
       const what = kernels ? ` (matmul and optimiser on ${kernels})` : '';
       log(`cckit: tfjs backend ${name} ${version}, ${threads} thread${threads === 1 ? '' : 's'}${what}${forced ? ` (${BACKEND_ENV_VAR})` : ''}${why}`);
       return info;

@@ -7,7 +7,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { FUSED_LAYER_NORM, FUSED_LAYER_NORM_GRAD, FUSED_SOFTMAX_CE, FUSED_SOFTMAX_CE_GRAD, nativeKernelsActive } from './native-kernels';
+import { FUSED_DROPOUT, FUSED_LAYER_NORM, FUSED_LAYER_NORM_GRAD, FUSED_SOFTMAX_CE, FUSED_SOFTMAX_CE_GRAD, nativeKernelsActive } from './native-kernels';
 
 type Tf = typeof TF;
 
@@ -69,4 +69,19 @@ export function softmaxCrossEntropy(tf: Tf, logits: TF.Tensor2D, labels: TF.Tens
     };
   }) as unknown as Parameters<Tf['customGrad']>[0]);
   return op(logits) as TF.Tensor1D;
+}
+
+/**
+ * Inverted dropout with a mask drawn from `seed`: tfjs's `dropout` (its seeded uniform draw runs
+ * in JS), or, where native, one kernel drawing the mask from a counter-based generator (another
+ * mask for the same seed, equally deterministic) and a multiply for the gradient.
+ */
+export function seededDropout<T extends TF.Tensor>(tf: Tf, x: T, rate: number, seed: number, fused = fusedHere(tf)): T {
+  if (!fused || x.dtype !== 'float32') return tf.dropout(x, rate, undefined, seed) as T;
+  const op = tf.customGrad(((xIn: TF.Tensor, save: TF.GradSaveFunc) => {
+    const [y, mask] = tf.engine().runKernel(FUSED_DROPOUT, { x: xIn }, { rate, seed }) as TF.Tensor[];
+    save([mask!]);
+    return { value: y!, gradFunc: (dy: TF.Tensor, saved: TF.Tensor[]) => [tf.mul(dy, saved[0]!)] };
+  }) as unknown as Parameters<Tf['customGrad']>[0]);
+  return op(x) as T;
 }

@@ -35,9 +35,29 @@ export interface NativeAddon {
     cOff: number,
   ): void;
   biasActivation(heap: Float32Array, cOff: number, rows: number, n: number, biasOff: number, activation: number): void;
-  adam(heap: Float32Array, count: number, wOff: number, mOff: number, vOff: number, gOff: number, beta1: number, beta2: number, stepSize: number, eps: number): void;
+  adam(
+    heap: Float32Array,
+    count: number,
+    wOff: number,
+    mOff: number,
+    vOff: number,
+    gOff: number,
+    beta1: number,
+    beta2: number,
+    stepSize: number,
+    eps: number,
+  ): void;
   adagrad(heap: Float32Array, count: number, wOff: number, aOff: number, gOff: number, lr: number, eps: number): void;
-  softmaxCrossEntropy(heap: Float32Array, xOff: number, labelsOff: number, rows: number, classes: number, smoothing: number, lossOff: number, lseOff: number): void;
+  softmaxCrossEntropy(
+    heap: Float32Array,
+    xOff: number,
+    labelsOff: number,
+    rows: number,
+    classes: number,
+    smoothing: number,
+    lossOff: number,
+    lseOff: number,
+  ): void;
   softmaxCrossEntropyGrad(
     heap: Float32Array,
     xOff: number,
@@ -49,7 +69,18 @@ export interface NativeAddon {
     smoothing: number,
     dxOff: number,
   ): void;
-  layerNorm(heap: Float32Array, xOff: number, gOff: number, bOff: number, rows: number, dim: number, eps: number, yOff: number, meanOff: number, rstdOff: number): void;
+  layerNorm(
+    heap: Float32Array,
+    xOff: number,
+    gOff: number,
+    bOff: number,
+    rows: number,
+    dim: number,
+    eps: number,
+    yOff: number,
+    meanOff: number,
+    rstdOff: number,
+  ): void;
   layerNormGrad(
     heap: Float32Array,
     xOff: number,
@@ -65,6 +96,10 @@ export interface NativeAddon {
   ): void;
   sumOuter(heap: Float32Array, xOff: number, outer: number, inner: number, outOff: number): void;
   sumInner(heap: Float32Array, xOff: number, outer: number, inner: number, outOff: number): void;
+  unsortedSegmentSum(heap: Float32Array, xOff: number, idsOff: number, rows: number, inner: number, segments: number, outOff: number): void;
+  copyBlocks(heap: Float32Array, srcOff: number, srcStride: number, dstOff: number, dstStride: number, blocks: number, length: number): void;
+  transpose(heap: Float32Array, xOff: number, outOff: number, shape: Int32Array, perm: Int32Array): void;
+  dropout(heap: Float32Array, xOff: number, count: number, rate: number, seed: number, yOff: number, maskOff: number): void;
   setThreads(n: number): void;
   getThreads(): number;
   blasConfig(): string;
@@ -190,8 +225,22 @@ function nativeMatMul(native: NativeAddon, args: MatMulArgs, fused: boolean): Te
   // read the heap view after allocating: the heap may have grown
   const heap = backend.wasm.HEAPF32;
   const cOff = offsetOf(backend, out);
-  native.gemm(heap, plan.batch, plan.m, plan.n, plan.k, attrs.transposeA ? 1 : 0, attrs.transposeB ? 1 : 0, offsetOf(backend, a), plan.aStride, offsetOf(backend, b), plan.bStride, cOff);
-  if (bias || activation === 'relu') native.biasActivation(heap, cOff, plan.batch * plan.m, plan.n, bias ? offsetOf(backend, bias) : -1, activation === 'relu' ? 1 : 0);
+  native.gemm(
+    heap,
+    plan.batch,
+    plan.m,
+    plan.n,
+    plan.k,
+    attrs.transposeA ? 1 : 0,
+    attrs.transposeB ? 1 : 0,
+    offsetOf(backend, a),
+    plan.aStride,
+    offsetOf(backend, b),
+    plan.bStride,
+    cOff,
+  );
+  if (bias || activation === 'relu')
+    native.biasActivation(heap, cOff, plan.batch * plan.m, plan.n, bias ? offsetOf(backend, bias) : -1, activation === 'relu' ? 1 : 0);
   return out;
 }
 
@@ -237,6 +286,106 @@ function nativeSum(native: NativeAddon, args: { inputs: { x: TensorInfo }; backe
   return out;
 }
 
+/** Element types the copying kernels move as 4-byte words. */
+function fourBytes(dtype: TF.DataType): boolean {
+  return dtype === 'float32' || dtype === 'int32';
+}
+
+/** SplitV: each output is a run of blocks of the input (outer × size·inner). */
+function nativeSplitV(
+  native: NativeAddon,
+  args: { inputs: { x: TensorInfo }; backend: WasmBackendLike; attrs: { numOrSizeSplits: number | number[]; axis: number } },
+) {
+  const tf = loadTf();
+  const { x } = args.inputs;
+  if (!fourBytes(x.dtype)) return undefined;
+  const axis = tf.util.parseAxisParam(args.attrs.axis, x.shape)[0]!;
+  const sizes = tf.backend_util.prepareSplitSize(x as unknown as TF.Tensor, args.attrs.numOrSizeSplits, axis) as number[];
+  const outer = size(x.shape.slice(0, axis));
+  const inner = size(x.shape.slice(axis + 1));
+  const rowLength = x.shape[axis]! * inner;
+  const outs: TensorInfo[] = [];
+  let begin = 0;
+  for (const s of sizes) {
+    const shape = [...x.shape];
+    shape[axis] = s;
+    const out = args.backend.makeOutput(shape, x.dtype);
+    if (s > 0 && outer > 0 && inner > 0)
+      native.copyBlocks(
+        args.backend.wasm.HEAPF32,
+        offsetOf(args.backend, x) + begin * inner,
+        rowLength,
+        offsetOf(args.backend, out),
+        s * inner,
+        outer,
+        s * inner,
+      );
+    outs.push(out);
+    begin += s;
+  }
+  return outs;
+}
+
+/** Concat: each input is copied into its column of blocks of the output. */
+function nativeConcat(native: NativeAddon, args: { inputs: TensorInfo[]; backend: WasmBackendLike; attrs: { axis: number } }) {
+  const tf = loadTf();
+  const inputs = args.inputs.filter((t) => size(t.shape) > 0);
+  if (inputs.length < 2 || !fourBytes(inputs[0]!.dtype) || inputs.some((t) => t.dtype !== inputs[0]!.dtype)) return undefined;
+  const axis = tf.util.parseAxisParam(args.attrs.axis, inputs[0]!.shape)[0]!;
+  const shape = tf.backend_util.computeOutShape(
+    inputs.map((t) => t.shape),
+    axis,
+  );
+  const out = args.backend.makeOutput(shape, inputs[0]!.dtype);
+  const outer = size(shape.slice(0, axis));
+  const inner = size(shape.slice(axis + 1));
+  const rowLength = shape[axis]! * inner;
+  const heap = args.backend.wasm.HEAPF32;
+  let begin = 0;
+  for (const t of inputs) {
+    const length = t.shape[axis]! * inner;
+    native.copyBlocks(heap, offsetOf(args.backend, t), length, offsetOf(args.backend, out) + begin, rowLength, outer, length);
+    begin += length;
+  }
+  return out;
+}
+
+function nativeTranspose(native: NativeAddon, args: { inputs: { x: TensorInfo }; backend: WasmBackendLike; attrs: { perm: number[] } }) {
+  const { x } = args.inputs;
+  if (!fourBytes(x.dtype) || x.shape.length > 8 || x.shape.length < 2) return undefined;
+  const perm = args.attrs.perm;
+  const out = args.backend.makeOutput(
+    perm.map((p) => x.shape[p]!),
+    x.dtype,
+  );
+  native.transpose(args.backend.wasm.HEAPF32, offsetOf(args.backend, x), offsetOf(args.backend, out), Int32Array.from(x.shape), Int32Array.from(perm));
+  return out;
+}
+
+/** The gradient of `gather` (embeddings): float32 rows summed into their segments. */
+function nativeUnsortedSegmentSum(
+  native: NativeAddon,
+  args: { inputs: { x: TensorInfo; segmentIds: TensorInfo }; backend: WasmBackendLike; attrs: { numSegments: number } },
+) {
+  const { x, segmentIds } = args.inputs;
+  if (x.dtype !== 'float32' || segmentIds.dtype !== 'int32') return undefined;
+  const k = segmentIds.shape.length;
+  if (x.shape.slice(0, k).some((d, i) => d !== segmentIds.shape[i])) return undefined;
+  const segments = Number(args.attrs.numSegments);
+  const inner = size(x.shape.slice(k));
+  const out = args.backend.makeOutput([segments, ...x.shape.slice(k)], 'float32');
+  native.unsortedSegmentSum(
+    args.backend.wasm.HEAPF32,
+    offsetOf(args.backend, x),
+    offsetOf(args.backend, segmentIds),
+    size(segmentIds.shape),
+    inner,
+    segments,
+    offsetOf(args.backend, out),
+  );
+  return out;
+}
+
 type FusedArgs = { inputs: Record<string, TensorInfo>; backend: WasmBackendLike; attrs: Record<string, number> };
 
 /** Kernels of cckit's own fused ops (./fused), registered for 'wasm' while the native kernels are active. */
@@ -247,15 +396,40 @@ function fusedKernels(native: NativeAddon): Record<string, (args: FusedArgs) => 
       const [rows, classes] = logits.shape as [number, number];
       const loss = backend.makeOutput([rows], 'float32');
       const lse = backend.makeOutput([rows], 'float32');
-      native.softmaxCrossEntropy(backend.wasm.HEAPF32, off(backend, logits), off(backend, labels), rows, classes, attrs.smoothing!, off(backend, loss), off(backend, lse));
+      native.softmaxCrossEntropy(
+        backend.wasm.HEAPF32,
+        off(backend, logits),
+        off(backend, labels),
+        rows,
+        classes,
+        attrs.smoothing!,
+        off(backend, loss),
+        off(backend, lse),
+      );
       return [loss, lse];
     },
     [FUSED_SOFTMAX_CE_GRAD]: ({ inputs: { logits, labels, lse, dy }, backend, attrs }) => {
       const [rows, classes] = logits.shape as [number, number];
       const dx = backend.makeOutput([rows, classes], 'float32');
       const heap = backend.wasm.HEAPF32;
-      native.softmaxCrossEntropyGrad(heap, off(backend, logits), off(backend, labels), off(backend, lse), off(backend, dy), rows, classes, attrs.smoothing!, off(backend, dx));
+      native.softmaxCrossEntropyGrad(
+        heap,
+        off(backend, logits),
+        off(backend, labels),
+        off(backend, lse),
+        off(backend, dy),
+        rows,
+        classes,
+        attrs.smoothing!,
+        off(backend, dx),
+      );
       return dx;
+    },
+    [FUSED_DROPOUT]: ({ inputs: { x }, backend, attrs }) => {
+      const y = backend.makeOutput([...x.shape], 'float32');
+      const mask = backend.makeOutput([...x.shape], 'float32');
+      native.dropout(backend.wasm.HEAPF32, off(backend, x), size(x.shape), attrs.rate!, attrs.seed!, off(backend, y), off(backend, mask));
+      return [y, mask];
     },
     [FUSED_LAYER_NORM]: ({ inputs: { x, gamma, beta }, backend, attrs }) => {
       const dim = x.shape[x.shape.length - 1]!;
@@ -264,7 +438,18 @@ function fusedKernels(native: NativeAddon): Record<string, (args: FusedArgs) => 
       const mean = backend.makeOutput([rows], 'float32');
       const rstd = backend.makeOutput([rows], 'float32');
       const heap = backend.wasm.HEAPF32;
-      native.layerNorm(heap, off(backend, x), off(backend, gamma), off(backend, beta), rows, dim, attrs.epsilon!, off(backend, y), off(backend, mean), off(backend, rstd));
+      native.layerNorm(
+        heap,
+        off(backend, x),
+        off(backend, gamma),
+        off(backend, beta),
+        rows,
+        dim,
+        attrs.epsilon!,
+        off(backend, y),
+        off(backend, mean),
+        off(backend, rstd),
+      );
       return [y, mean, rstd];
     },
     [FUSED_LAYER_NORM_GRAD]: ({ inputs: { x, gamma, mean, rstd, dy }, backend }) => {
@@ -285,10 +470,33 @@ function fusedKernels(native: NativeAddon): Record<string, (args: FusedArgs) => 
 export const FUSED_SOFTMAX_CE = 'CckitSoftmaxCrossEntropy';
 export const FUSED_SOFTMAX_CE_GRAD = 'CckitSoftmaxCrossEntropyGrad';
 export const FUSED_LAYER_NORM = 'CckitLayerNorm';
+export const FUSED_DROPOUT = 'CckitDropout';
 export const FUSED_LAYER_NORM_GRAD = 'CckitLayerNormGrad';
 
 /** The tfjs-backend-wasm kernels `useNativeKernels(true)` replaces (the fused ops' kernels are added). */
-export const NATIVE_KERNELS = ['BatchMatMul', '_FusedMatMul', 'Identity', 'Cast', 'Sum'] as const;
+export const NATIVE_KERNELS = ['BatchMatMul', '_FusedMatMul', 'Identity', 'Cast', 'Sum', 'SplitV', 'Concat', 'Transpose', 'UnsortedSegmentSum'] as const;
+
+/** Each replaced kernel's native function; undefined from it hands the call to the kernel underneath. */
+function nativeKernelFunc(native: NativeAddon, name: (typeof NATIVE_KERNELS)[number]): ((args: never) => TensorInfo | TensorInfo[] | undefined) | undefined {
+  switch (name) {
+    case 'BatchMatMul':
+      return (args: MatMulArgs) => nativeMatMul(native, args, false);
+    case '_FusedMatMul':
+      return (args: MatMulArgs) => nativeMatMul(native, args, true);
+    case 'Sum':
+      return (args: Parameters<typeof nativeSum>[1]) => nativeSum(native, args);
+    case 'SplitV':
+      return (args: Parameters<typeof nativeSplitV>[1]) => nativeSplitV(native, args);
+    case 'Concat':
+      return (args: Parameters<typeof nativeConcat>[1]) => nativeConcat(native, args);
+    case 'Transpose':
+      return (args: Parameters<typeof nativeTranspose>[1]) => nativeTranspose(native, args);
+    case 'UnsortedSegmentSum':
+      return (args: Parameters<typeof nativeUnsortedSegmentSum>[1]) => nativeUnsortedSegmentSum(native, args);
+    default:
+      return undefined;
+  }
+}
 
 const underneath = new Map<string, KernelConfig>();
 let active = false;
@@ -322,7 +530,7 @@ export function useNativeKernels(on: boolean, threads = nativeThreads()): void {
       tf.registerKernel(config);
     }
     underneath.clear();
-    for (const name of [FUSED_SOFTMAX_CE, FUSED_SOFTMAX_CE_GRAD, FUSED_LAYER_NORM, FUSED_LAYER_NORM_GRAD]) {
+    for (const name of [FUSED_SOFTMAX_CE, FUSED_SOFTMAX_CE_GRAD, FUSED_LAYER_NORM, FUSED_LAYER_NORM_GRAD, FUSED_DROPOUT]) {
       if (tf.getKernel(name, BACKEND)) tf.unregisterKernel(name, BACKEND);
     }
     active = false;
@@ -337,12 +545,9 @@ export function useNativeKernels(on: boolean, threads = nativeThreads()): void {
     let kernelFunc: KernelConfig['kernelFunc'];
     if (name === 'Identity') kernelFunc = zeroCopyIdentity(original);
     else if (name === 'Cast') kernelFunc = zeroCopyCast(original);
-    else if (name === 'Sum') {
-      kernelFunc = ((args: Parameters<typeof nativeSum>[1]) =>
-        nativeSum(native, args) ?? original.kernelFunc(args as unknown as KernelFuncArgs)) as unknown as KernelConfig['kernelFunc'];
-    } else {
-      const fused = name === '_FusedMatMul';
-      kernelFunc = ((args: MatMulArgs) => nativeMatMul(native, args, fused) ?? original.kernelFunc(args as unknown as KernelFuncArgs)) as unknown as KernelConfig['kernelFunc'];
+    else {
+      const fn = nativeKernelFunc(native, name)!;
+      kernelFunc = ((args: never) => fn(args) ?? original.kernelFunc(args as unknown as KernelFuncArgs)) as unknown as KernelConfig['kernelFunc'];
     }
     tf.unregisterKernel(name, BACKEND);
     tf.registerKernel({ ...original, kernelFunc });
@@ -378,7 +583,16 @@ function inPlaceBackend(tf: Tfjs, tensors: TF.Tensor[]): WasmBackendLike | undef
 }
 
 /** Adam on the heap in place (w, m, v updated); false when the native path does not apply. */
-export function nativeAdamUpdate(w: TF.Variable, m: TF.Variable, v: TF.Variable, g: TF.Tensor, beta1: number, beta2: number, stepSize: number, eps: number): boolean {
+export function nativeAdamUpdate(
+  w: TF.Variable,
+  m: TF.Variable,
+  v: TF.Variable,
+  g: TF.Tensor,
+  beta1: number,
+  beta2: number,
+  stepSize: number,
+  eps: number,
+): boolean {
   const tf = loadTf();
   const backend = inPlaceBackend(tf, [w, m, v, g]);
   if (!backend) return false;
