@@ -56,6 +56,8 @@ const args = [
   `${out}.tmp`,
   ...libDirs.map((d) => `-L${d}`),
   '-lopenblas',
+  // glibc's vector math (expf on 8 lanes); part of libc6-dev on Linux
+  ...(process.platform === 'linux' ? ['-lmvec'] : []),
   '-lm',
   ...(process.platform === 'darwin' ? ['-undefined', 'dynamic_lookup'] : []),
 ];
