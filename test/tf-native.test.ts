@@ -12,7 +12,8 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { BACKEND_ENV_VAR, initBackend, loadTf } from '../src/tf/backend';
 import { layerNorm, layerNormReference, seededDropout, softmaxCrossEntropy, softmaxCrossEntropyReference } from '../src/tf/fused';
-import { loadNativeAddon, nativeKernelsActive, useNativeKernels } from '../src/tf/native-kernels';
+import { loadNativeAddon, nativeKernelsActive } from '../src/tf/native-kernels';
+import { doctorReport } from '../src/cli/doctor';
 import { createModel, ModelDims, ModelSpec } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
 import { localGradients } from '../src/train/parallel';
@@ -326,4 +327,12 @@ test('a short training run: native losses follow the wasm losses; same seed, sam
   const again = await curve('wasm-native', 0.1);
   assert.deepEqual(again, native, 'same seed, same kernels: the same loss curve to the last bit');
   assert.ok(native[7]! < native[0]!, `the loss falls with dropout too (${native[0]} → ${native[7]})`);
+});
+
+test('cckit doctor names every backend, whether it loads, and the one runs use', { skip }, () => {
+  const report = doctorReport();
+  for (const name of ['tensorflow', 'wasm-native', 'wasm', 'cpu']) assert.match(report, new RegExp(`[✓✗] ${name} `));
+  assert.match(report, /✓ wasm-native +loads: .*OpenBLAS/);
+  assert.match(report, /✗ tensorflow .*(not installed|native addon)/);
+  assert.match(report, /runs use: wasm-native/);
 });

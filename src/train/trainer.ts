@@ -131,8 +131,10 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     log(`cckit: run ${id} is finished; reusing it (force to train again)`);
     return { dir: run.dir, id, info: run.info, vocab: readVocab(run.dir), stepsRun: 0 };
   }
-  run.update({ status: 'running', backend: backend.name });
-  log(`cckit: run ${id} on tfjs ${backend.name} (${backend.threads} thread${backend.threads === 1 ? '' : 's'})`);
+  run.update({ status: 'running', backend: backend.name, kernels: backend.kernels });
+  log(
+    `cckit: run ${id} on tfjs ${backend.name} (${backend.threads} thread${backend.threads === 1 ? '' : 's'}${backend.kernels ? `; ${backend.kernels}` : ''})`,
+  );
 
   // Data.
   let examples: Example[] = [];
