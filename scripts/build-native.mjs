@@ -36,9 +36,13 @@ const nodeHeaders = [path.join(path.dirname(process.execPath), '..', 'include', 
 if (!nodeHeaders) fail("Node's headers (node_api.h) not found beside the node binary");
 
 // Debian puts cblas.h under the multiarch include dir; other layouts find it on the default path.
-const includeDirs = [nodeHeaders, '/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas', '/opt/homebrew/opt/openblas/include'].filter(
-  (d) => fs.existsSync(d),
-);
+const includeDirs = [
+  nodeHeaders,
+  '/usr/include/x86_64-linux-gnu',
+  '/usr/include/aarch64-linux-gnu',
+  '/usr/include/openblas',
+  '/opt/homebrew/opt/openblas/include',
+].filter((d) => fs.existsSync(d));
 const libDirs = ['/opt/homebrew/opt/openblas/lib', '/usr/local/opt/openblas/lib'].filter((d) => fs.existsSync(d));
 const compiler = process.env.CC ?? 'cc';
 const args = [
