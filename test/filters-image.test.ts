@@ -322,7 +322,7 @@ test('nsfw: NSFWJS loads offline and scores world images as safe', async (t) => 
     restore();
   }
   assert.deepEqual(connects, [], 'loading the detector touched the network');
-  assert.ok(['tensorflow', 'wasm', 'cpu'].includes(detector.backend));
+  assert.ok(['tensorflow', 'wasm-native', 'wasm', 'cpu'].includes(detector.backend));
   assert.equal(detector.inputSize, 224);
 
   const filter = new ImageFilter({}, CC12M_IMAGE_FILTER);
