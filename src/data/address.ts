@@ -6,17 +6,7 @@
 import * as net from 'net';
 
 export type AddressClass =
-  | 'public'
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'cgnat'
-  | 'link-local'
-  | 'unique-local'
-  | 'multicast'
-  | 'broadcast'
-  | 'reserved'
-  | 'invalid';
+  'public' | 'unspecified' | 'loopback' | 'private' | 'cgnat' | 'link-local' | 'unique-local' | 'multicast' | 'broadcast' | 'reserved' | 'invalid';
 
 /** IPv4 ranges that are not the public internet: [first address, prefix length, class]. */
 const IPV4_RANGES: readonly [string, number, AddressClass][] = [

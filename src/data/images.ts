@@ -104,7 +104,11 @@ async function readLocalFile(file: string, maxBytes: number): Promise<ImageFetch
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) return failure('download:not-a-file', `${file}: ${stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() ? 'a device' : 'not a regular file'}`);
+    if (!stat.isFile())
+      return failure(
+        'download:not-a-file',
+        `${file}: ${stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() ? 'a device' : 'not a regular file'}`,
+      );
     if (stat.size > maxBytes) return failure('download:too-large', `${file}: ${stat.size} bytes > ${maxBytes}`);
     // the size may be stale or 0 (/proc): read until EOF, never more than the cap
     const chunks: Buffer[] = [];
