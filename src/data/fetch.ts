@@ -34,6 +34,8 @@ export interface HttpFetchOptions {
   maxRedirects: number;
   /** Connect to loopback, private, link-local … addresses too (a local test server). */
   allowPrivate: boolean;
+  /** `host` or `host:port` let through even when private (one local mirror, not the whole network). */
+  allowHosts?: readonly string[];
   /** Refuse images whose response carries an AI / indexing opt-out in X-Robots-Tag. */
   respectRobotsTag: boolean;
   userAgent: string;
@@ -87,7 +89,8 @@ async function checkedAddress(url: URL, options: HttpFetchOptions, signal: Abort
     }
     if (addresses.length === 0) throw new FetchError('download:dns', `${host}: no address`);
   }
-  if (!options.allowPrivate)
+  const allowed = options.allowPrivate || options.allowHosts?.some((h) => h === url.hostname || h === url.host);
+  if (!allowed)
     for (const { address } of addresses) {
       const kind = classifyAddress(address);
       // every address, not only the first: the system could pick any of them

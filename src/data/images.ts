@@ -40,6 +40,8 @@ export interface ImageSourceOptions {
   maxRedirects: number;
   /** Fetch from loopback / private / link-local addresses too (a local test server). Default false. */
   allowPrivate: boolean;
+  /** Hosts (`host` or `host:port`) fetched even when their address is private; the rest stays refused. */
+  allowHosts?: readonly string[];
   /** Download images whose X-Robots-Tag opts out (noai, noimageai, noindex, noimageindex). Default false. */
   ignoreRobotsTag: boolean;
   /** Contact (e-mail or URL) added to the User-Agent so site owners can reach whoever runs the crawl. */
@@ -207,6 +209,7 @@ export class ImageSource {
       maxBytes: this.options.maxBytes,
       maxRedirects: this.options.maxRedirects,
       allowPrivate: this.options.allowPrivate,
+      allowHosts: this.options.allowHosts,
       respectRobotsTag: !this.options.ignoreRobotsTag,
       userAgent: userAgent(this.options.contact),
       resolve: this.options.resolve,
