@@ -260,6 +260,23 @@ test('private addresses are refused before any connection, on the first hop and 
   assert.equal(other.hits.get('/image.jpg'), otherHits + 1);
 });
 
+test('the connection goes to the address that was checked: one lookup per hop, the Host header kept', async () => {
+  const lookups: string[] = [];
+  // a rebinding resolver: the first answer is the one checked, a second lookup would get another
+  const answers = ['127.0.0.1', '10.9.9.9'];
+  const source = loopback({
+    allowHosts: [`images.example:${main.port}`],
+    resolve: async (host) => {
+      lookups.push(host);
+      return [{ address: answers[lookups.length - 1] ?? '10.9.9.9', family: 4 }];
+    },
+  });
+  const result = await source.fetch(`http://images.example:${main.port}/ua`);
+  assert.ok(result.ok, JSON.stringify(result));
+  assert.deepEqual(lookups, ['images.example']);
+  assert.equal(main.headers.at(-1)!.host, `images.example:${main.port}`);
+});
+
 test('redirects: other schemes refused, loops and long chains named', async () => {
   const source = loopback();
   assert.equal(failed(await source.fetch(`${main.base}/to-file`)), 'download:refused-scheme');

@@ -120,7 +120,9 @@ function checkedUrl(text: string, base?: URL): URL {
     throw new FetchError(base ? 'download:bad-redirect' : 'download:bad-url', text.slice(0, 200));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('download:refused-scheme', `${url.protocol} (only http and https)`);
-  if (url.username || url.password) url.username = url.password = '';
+  // credentials in a scraped URL are never sent
+  url.username = '';
+  url.password = '';
   url.hash = '';
   return url;
 }
