@@ -6,6 +6,9 @@ masked mean token cross-entropy and Adam. Times forward + backward + Adam on a f
 batch and prints one JSON line.
 
 Run: /usr/bin/python3 bench/torch_step.py --preset tiny --threads 1 [--steps 10 --warmup 3]
+     /usr/bin/python3 bench/torch_step.py --preset tiny --threads 1 --serve
+       (bench/train.ts drives it: one JSON line when ready, then one step per "step" line read from
+       stdin, answered by {"ms", "cpu_ms"}; so its steps interleave with tfjs's on the same machine)
 """
 import argparse
 import json
@@ -132,6 +135,7 @@ def main():
     p.add_argument("--vocab", type=int, default=2000)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--serve", action="store_true")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
@@ -157,6 +161,22 @@ def main():
         value = loss.item()
         return (time.perf_counter() - t0) * 1000, value
 
+    def ready_line():
+        return {
+            "torch": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "preset": a.preset,
+            "params": sum(p.numel() for p in model.parameters()),
+        }
+    if a.serve:
+        print(json.dumps(ready_line()), flush=True)
+        for line in sys.stdin:
+            if line.strip() != "step":
+                break
+            cpu0 = time.process_time()
+            ms, _ = step()
+            print(json.dumps({"ms": ms, "cpu_ms": (time.process_time() - cpu0) * 1000}), flush=True)
+        return
     for _ in range(a.warmup):
         step()
     times = [step()[0] for _ in range(a.steps)]

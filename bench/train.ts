@@ -1,8 +1,12 @@
 /**
- * Training speed of the TransformerCaptioner (tiny and small presets): samples/s and achieved
- * GFLOP/s of one step (forward + backward + Adam) through the trainer's own step code, with 1 and
- * 2 data-parallel replicas (src/train/parallel.ts), side by side with the PyTorch peer
- * (bench/torch_step.py, same architecture, batch and sequence length) on 1 and 2 threads.
+ * Training speed of the TransformerCaptioner (tiny and small presets): ms, CPU ms, samples/s and
+ * achieved GFLOP/s of one step (forward + backward + Adam) through the trainer's own step code, for
+ * tfjs with cckit's native kernels (1 or 2 OpenBLAS threads, or 2 data-parallel replicas), tfjs wasm
+ * as shipped with cckit's wasm kernels, and the PyTorch peer (bench/torch_step.py, same
+ * architecture, batch and sequence length; a persistent child process on 1 or 2 threads).
+ *
+ * Interleaved: every round runs one step of every variant, in an order that rotates from round to
+ * round, so load on the shared machine falls on all of them alike; medians over the rounds.
  *
  * Fixed synthetic batch: 32 images × 17 visual positions (global + 16 regions) of width 128 plus
  * 5 geometry numbers, 20 caption tokens per row (no padding), vocabulary 2,000, IC loss, dropout
@@ -11,21 +15,21 @@
  * FLOPs (analytic, matmuls only): F = Σ 2·m·n·k over the forward pass's matrix products, and a
  * step counts 3·F (the backward pass's two products per forward product). See `stepFlops`.
  *
- * Run: npm run bench:train -- [--presets tiny,small] [--steps 7] [--warmup 2] [--workers 1,2]
- *      [--no-torch] [--profile]   (or npx tsx bench/train.ts …)
  */
-import { spawnSync } from 'child_process';
+import { ChildProcessWithoutNullStreams, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as readline from 'readline';
 
 import type * as TF from '@tensorflow/tfjs';
 
 import { EncoderInput } from '../src/models/types';
 import { TRANSFORMER_SIZES, TransformerSize } from '../src/models/transformer';
-import { initBackend, loadTf } from '../src/tf/backend';
+import { BACKEND_ENV_VAR, initBackend, loadTf } from '../src/tf/backend';
+import { nativeKernelsInfo, useNativeKernels } from '../src/tf/native-kernels';
 import { createModel, ModelDims } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
-import { localGradients, Replicas, StepGradients, StepTiming } from '../src/train/parallel';
+import { localGradients, Replicas, StepGradients } from '../src/train/parallel';
 import { BatchTensors, objectiveCounts, objectiveLoss, TrainConfig } from '../src/train/trainer';
 import { seededRandom } from '../src/util/random';
 
@@ -118,16 +122,31 @@ function benchConfig(size: TransformerSize): TrainConfig {
   };
 }
 
-interface TfjsResult {
+interface StepTime {
   ms: number;
-  times: number[];
-  params: number;
-  /** Multi-replica steps: medians of where the time went. */
-  timing?: StepTiming;
+  cpuMs: number;
 }
 
-/** Median ms of the trainer's step (gradients on `workers` replicas, then Adam) on the fixed batch. */
-async function timeTfjs(size: TransformerSize, workers: number, steps: number, warmup: number, backend: string, profile: boolean): Promise<TfjsResult> {
+/** One contender: steps on demand, each timed in wall and CPU time. */
+interface Variant {
+  key: string;
+  label: string;
+  params: number;
+  step(i: number): Promise<StepTime>;
+  /** One profiled step (tfjs variants). */
+  profile?(i: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+type VariantKey = 'native' | 'native-2t' | 'replicas-2' | 'wasm' | 'torch' | 'torch-2t';
+const ALL_VARIANTS: VariantKey[] = ['native', 'native-2t', 'replicas-2', 'wasm', 'torch', 'torch-2t'];
+
+/**
+ * A tfjs contender: its own model (same seed, so the same weights as the others), its kernels
+ * selected before each of its steps (native with `threads` OpenBLAS threads, or wasm alone), and
+ * `workers` data-parallel replicas.
+ */
+async function tfjsVariant(key: VariantKey, size: TransformerSize, native: boolean, threads: number, workers: number): Promise<Variant> {
   const tf = loadTf();
   const config = benchConfig(size);
   const dims: ModelDims = { vocabSize: VOCAB, visualDim: VISUAL_DIM, geometryDim: GEOMETRY_DIM, mocClasses: 0, seed: 1 };
@@ -148,71 +167,66 @@ async function timeTfjs(size: TransformerSize, workers: number, steps: number, w
           lossConfig: config,
           lossModule: require.resolve('../src/train/trainer'),
           lossFactory: 'replicaLoss',
-          backend: backend as 'wasm',
+          backend: native ? 'wasm-native' : 'wasm',
           loss,
           counts: objectiveCounts,
         })
       : undefined;
-  const timings: StepTiming[] = [];
-  const step = async (i: number): Promise<number> => {
+  const run = async (i: number): Promise<number> => {
+    useNativeKernels(native, threads);
     const t0 = performance.now();
     model.setDropoutStep?.(i);
-    const { grads, timing }: StepGradients = replicas ? await replicas.gradients(i, batch) : localGradients(variables, (parts) => loss(batch, parts));
-    if (timing && i >= warmup) timings.push(timing);
-    // wasm (and tfjs-node) kernels run synchronously: the new weights exist when apply returns
+    const { grads }: StepGradients = replicas ? await replicas.gradients(i, batch) : localGradients(variables, (parts) => loss(batch, parts));
+    // wasm kernels run synchronously: the new weights exist when apply returns
     optimizer.apply(grads, 1e-4);
     return performance.now() - t0;
   };
-  try {
-    for (let i = 0; i < warmup; i++) await step(i);
-    const times: number[] = [];
-    for (let i = 0; i < steps; i++) times.push(await step(warmup + i));
-    if (profile && workers === 1) await profileStep(tf, () => step(warmup + steps));
-    const timing = timings.length
-      ? {
-          send: median(timings.map((t) => t.send)),
-          local: median(timings.map((t) => t.local)),
-          wait: median(timings.map((t) => t.wait)),
-          combine: median(timings.map((t) => t.combine)),
-          workers: timings[0]!.workers.map((_, w) => median(timings.map((t) => t.workers[w]!))),
-        }
-      : undefined;
-    return { ms: median(times), times, params, timing };
-  } finally {
-    await replicas?.close();
-    optimizer.dispose();
-    model.dispose();
-    tf.dispose([batch.input.visual, batch.input.geometry!, batch.input.visualMask, batch.tokensIn, batch.targets, batch.captionTokens]);
-  }
+  const what = native ? `native ${threads}t` : 'wasm';
+  return {
+    key,
+    label: `tfjs ${what}${workers > 1 ? `, ${workers} replicas` : ''}`,
+    params,
+    step: async (i) => {
+      const cpu0 = process.cpuUsage();
+      const ms = await run(i);
+      const cpu = process.cpuUsage(cpu0);
+      return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+    },
+    profile: workers > 1 ? undefined : (i) => profileStep(tf, () => run(i)),
+    close: async () => {
+      await replicas?.close();
+      optimizer.dispose();
+      model.dispose();
+      tf.dispose([batch.input.visual, batch.input.geometry!, batch.input.visualMask, batch.tokensIn, batch.targets, batch.captionTokens]);
+    },
+  };
 }
 
-/** Kernel time by kernel name for one step (tf.profile), against the step's wall time. */
+/** Kernel time by kernel name (and by input shapes) for one step (tf.profile), against the step's wall time. */
 async function profileStep(tf: typeof TF, run: () => Promise<number>): Promise<void> {
   tf.env().set('CHECK_COMPUTATION_FOR_ERRORS', false);
   let wall = 0;
   const info = await tf.profile(async () => {
     wall = await run();
   });
-  const byKernel = new Map<string, { ms: number; calls: number }>();
-  for (const k of info.kernels) {
-    const e = byKernel.get(k.name) ?? { ms: 0, calls: 0 };
-    e.ms += typeof k.kernelTimeMs === 'number' ? k.kernelTimeMs : 0;
-    e.calls++;
-    byKernel.set(k.name, e);
+  const tally = (key: (k: (typeof info.kernels)[number]) => string) => {
+    const by = new Map<string, { ms: number; calls: number }>();
+    for (const k of info.kernels) {
+      const e = by.get(key(k)) ?? { ms: 0, calls: 0 };
+      e.ms += typeof k.kernelTimeMs === 'number' ? k.kernelTimeMs : 0;
+      e.calls++;
+      by.set(key(k), e);
+    }
+    return [...by].sort((a, b) => b[1].ms - a[1].ms);
+  };
+  const byName = tally((k) => k.name);
+  const kernelMs = byName.reduce((s, [, e]) => s + e.ms, 0);
+  console.log(`  profile: ${info.kernels.length} kernel calls, ${kernelMs.toFixed(0)} ms in kernels of a ${wall.toFixed(0)} ms step (profiled); top kernels:`);
+  for (const [name, e] of byName.slice(0, 12)) console.log(`    ${name.padEnd(30)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
+  console.log('  top kernel calls by input shapes:');
+  for (const [key, e] of tally((k) => `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join(' ')}`).slice(0, 16)) {
+    console.log(`    ${key.padEnd(64)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
   }
-  const kernelMs = [...byKernel.values()].reduce((s, e) => s + e.ms, 0);
-  const calls = info.kernels.length;
-  console.log(`  profile: ${calls} kernel calls, ${kernelMs.toFixed(0)} ms in kernels of a ${wall.toFixed(0)} ms step (profiled); top kernels:`);
-  for (const [name, e] of [...byKernel].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
-    console.log(`    ${name.padEnd(22)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
-  }
-}
-
-interface TorchResult {
-  ms: number;
-  params: number;
-  threads: number;
-  torch: string;
 }
 
 function torchScript(): string {
@@ -220,93 +234,127 @@ function torchScript(): string {
   throw new Error('bench/torch_step.py not found');
 }
 
-/** Runs the PyTorch peer; undefined (with the reason printed once) when torch is missing. */
-function timeTorch(size: TransformerSize, threads: number, steps: number, warmup: number): TorchResult | string {
+/** The PyTorch peer as a persistent child stepping on request; a string says why it cannot run. */
+async function torchVariant(key: VariantKey, size: TransformerSize, threads: number): Promise<Variant | string> {
   const python = process.env.CCKIT_PYTHON ?? '/usr/bin/python3';
-  const args = [
-    torchScript(),
-    '--preset',
-    size,
-    '--threads',
-    String(threads),
-    '--steps',
-    String(steps),
-    '--warmup',
-    String(warmup),
-    '--batch',
-    String(BATCH),
-    '--tokens',
-    String(TOKENS),
-    '--positions',
-    String(POSITIONS),
-    '--visual-dim',
-    String(VISUAL_DIM),
-    '--geometry-dim',
-    String(GEOMETRY_DIM),
-    '--vocab',
-    String(VOCAB),
-  ];
+  const args = [torchScript(), '--serve', '--preset', size, '--threads', String(threads), '--batch', String(BATCH), '--tokens', String(TOKENS)];
+  args.push('--positions', String(POSITIONS), '--visual-dim', String(VISUAL_DIM), '--geometry-dim', String(GEOMETRY_DIM), '--vocab', String(VOCAB));
   // the thread count is set in the script; keep OpenMP from pinning or spinning beyond it
-  const out = spawnSync(python, args, { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: String(threads), MKL_NUM_THREADS: String(threads) } });
-  if (out.error) return `${python}: ${out.error.message}`;
-  if (out.status !== 0) {
-    if (/No module named ['"]?torch/.test(out.stderr))
-      return `PyTorch is not installed for ${python} (Debian: apt-get install -y python3-torch); skipping the comparison`;
-    return `torch_step.py failed: ${out.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+  const child: ChildProcessWithoutNullStreams = spawn(python, args, {
+    env: { ...process.env, OMP_NUM_THREADS: String(threads), MKL_NUM_THREADS: String(threads) },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async (): Promise<Record<string, unknown> | undefined> => {
+    const r = await lines.next();
+    return r.done ? undefined : (JSON.parse(r.value) as Record<string, unknown>);
+  };
+  const spawned = await new Promise<string | undefined>((resolve) => {
+    child.once('error', (e) => resolve(`${python}: ${e.message}`));
+    child.once('spawn', () => resolve(undefined));
+  });
+  if (spawned) return spawned;
+  const ready = await next();
+  if (!ready) {
+    await new Promise((r) => child.once('close', r));
+    if (/No module named ['"]?torch/.test(stderr))
+      return `PyTorch is not installed for ${python} (Debian: apt-get install -y python3-torch); no PyTorch comparison`;
+    return `torch_step.py failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
   }
-  return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as TorchResult;
+  return {
+    key,
+    label: `torch ${String(ready.torch)} ${String(ready.threads)}t`,
+    params: Number(ready.params),
+    step: async () => {
+      child.stdin.write('step\n');
+      const r = await next();
+      if (!r) throw new Error(`torch_step.py ended: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      return { ms: Number(r.ms), cpuMs: Number(r.cpu_ms) };
+    },
+    close: async () => {
+      child.stdin.end('quit\n');
+      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('close', r)));
+    },
+  };
 }
 
 async function main(): Promise<void> {
   const presets = arg('presets', 'tiny,small').split(',') as TransformerSize[];
-  const steps = Number(arg('steps', '7'));
+  const steps = Number(arg('steps', '9'));
   const warmup = Number(arg('warmup', '2'));
-  const workerCounts = arg('workers', '1,2').split(',').map(Number);
-  const withTorch = !process.argv.includes('--no-torch');
+  const keys = arg('variants', ALL_VARIANTS.join(',')).split(',') as VariantKey[];
+  for (const k of keys) if (!ALL_VARIANTS.includes(k)) throw new Error(`--variants: unknown ${k} (expected ${ALL_VARIANTS.join(', ')})`);
+  const json = process.argv.includes('--json');
   const profile = process.argv.includes('--profile');
-  const info = await initBackend({ logger: () => {} });
-  console.log(
+  const say = json ? () => {} : (line: string) => console.log(line);
+  const info = await initBackend({ env: { [BACKEND_ENV_VAR]: 'wasm-native' }, logger: () => {} });
+  const blas = nativeKernelsInfo().blas;
+  say(
     `training step: batch ${BATCH}, ${TOKENS} caption tokens, ${POSITIONS} visual positions × ${VISUAL_DIM} (+${GEOMETRY_DIM} geometry), vocabulary ${VOCAB}, IC loss, Adam`,
   );
-  console.log(
-    `tfjs ${info.name} ${info.version} (${info.threads} thread per replica); median of ${steps} steps after ${warmup} warm-up; FLOPs = 3 × Σ 2·m·n·k over the forward matmuls`,
+  say(
+    `tfjs ${info.version} on wasm (${info.threads} thread) with cckit's native kernels (${blas}) or without; ${steps} interleaved rounds after ${warmup} warm-up, medians; FLOPs = 3 × Σ 2·m·n·k over the forward matmuls`,
   );
-  let torchNote: string | undefined;
   for (const size of presets) {
     const shape = TRANSFORMER_SIZES[size];
     if (!shape) throw new Error(`unknown preset ${size}`);
     const flops = stepFlops(shape);
-    console.log(
-      `\n${size}: d ${shape.dModel}, ffn ${shape.ffn}, ${shape.encoderLayers}+${shape.decoderLayers} layers; ${(flops / 1e9).toFixed(2)} GFLOP per step`,
-    );
-    const rows: { label: string; ms: number }[] = [];
-    let params = 0;
-    for (const workers of workerCounts) {
-      const r = await timeTfjs(size, workers, steps, warmup, info.name, profile);
-      params = r.params;
-      rows.push({ label: `tfjs-${info.name}, ${workers} replica${workers === 1 ? '' : 's'}`, ms: r.ms });
-      console.log(
-        `  ${rows.at(-1)!.label.padEnd(26)} ${r.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / r.ms).toFixed(1).padStart(7)} samples/s ${(flops / r.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   [${r.times.map((t) => t.toFixed(0)).join(' ')}]`,
-      );
-      const t = r.timing;
-      if (t)
-        console.log(
-          `    (medians, ms: send ${t.send.toFixed(0)}, shard 0 here ${t.local.toFixed(0)}, then waiting ${t.wait.toFixed(0)}, combine ${t.combine.toFixed(0)}; worker shards ${t.workers.map((w) => w.toFixed(0)).join(', ')}; the rest is Adam)`,
-        );
-    }
-    const bestTfjs = Math.min(...rows.map((r) => r.ms));
-    if (!withTorch || torchNote) continue;
-    for (const threads of [1, 2]) {
-      const t = timeTorch(size, threads, steps, warmup);
-      if (typeof t === 'string') {
-        torchNote = t;
-        console.log(`  ${t}`);
-        break;
+    say(`\n${size}: d ${shape.dModel}, ffn ${shape.ffn}, ${shape.encoderLayers}+${shape.decoderLayers} layers; ${(flops / 1e9).toFixed(2)} GFLOP per step`);
+    const variants: Variant[] = [];
+    for (const key of keys) {
+      if (key === 'native') variants.push(await tfjsVariant(key, size, true, 1, 1));
+      else if (key === 'native-2t') variants.push(await tfjsVariant(key, size, true, 2, 1));
+      else if (key === 'replicas-2') variants.push(await tfjsVariant(key, size, true, 1, 2));
+      else if (key === 'wasm') variants.push(await tfjsVariant(key, size, false, 1, 1));
+      else {
+        const t = await torchVariant(key, size, key === 'torch' ? 1 : 2);
+        if (typeof t === 'string') say(`  ${t}`);
+        else variants.push(t);
       }
-      if (t.params !== params) console.log(`  WARNING: PyTorch model has ${t.params} parameters, tfjs ${params}`);
-      console.log(
-        `  ${`torch ${t.torch}, ${t.threads} thread${t.threads === 1 ? '' : 's'}`.padEnd(26)} ${t.ms.toFixed(0).padStart(6)} ms/step ${((BATCH * 1000) / t.ms).toFixed(1).padStart(7)} samples/s ${(flops / t.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s   ratio (best tfjs ÷ torch samples/s) ${(t.ms / bestTfjs).toFixed(2)}`,
+    }
+    const params = variants.find((v) => v.key !== 'torch' && v.key !== 'torch-2t')?.params;
+    for (const v of variants) if (params !== undefined && v.params !== params) say(`  WARNING: ${v.label} has ${v.params} parameters, tfjs ${params}`);
+    const times = new Map<string, StepTime[]>(variants.map((v) => [v.key, []]));
+    try {
+      for (let round = 0; round < warmup + steps; round++) {
+        for (let j = 0; j < variants.length; j++) {
+          const v = variants[(round + j) % variants.length]!;
+          const t = await v.step(round);
+          if (round >= warmup) times.get(v.key)!.push(t);
+        }
+      }
+      if (profile) for (const v of variants) if (v.profile && v.key === 'native') await v.profile(warmup + steps);
+    } finally {
+      for (const v of variants) await v.close();
+    }
+    const med = (key: string) => {
+      const t = times.get(key);
+      return t && t.length ? { ms: median(t.map((x) => x.ms)), cpuMs: median(t.map((x) => x.cpuMs)) } : undefined;
+    };
+    const torch = med('torch');
+    for (const v of variants) {
+      const m = med(v.key)!;
+      const ratio = torch ? `  ${(torch.ms / m.ms).toFixed(2)}× torch 1t` : '';
+      say(
+        `  ${v.label.padEnd(26)} ${m.ms.toFixed(0).padStart(6)} ms/step (CPU ${m.cpuMs.toFixed(0).padStart(5)} ms) ${((BATCH * 1000) / m.ms).toFixed(1).padStart(7)} samples/s ${(flops / m.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s${ratio}`,
       );
+    }
+    if (json) {
+      const line: Record<string, unknown> = { preset: size };
+      const native = med('native');
+      const wasm = med('wasm');
+      line.tfjs_native_ms = native?.ms ?? null;
+      line.tfjs_wasm_ms = wasm?.ms ?? null;
+      line.torch_ms = torch?.ms ?? null;
+      line.ratio_native_vs_torch = native && torch ? torch.ms / native.ms : null;
+      line.ratio_wasm_vs_torch = wasm && torch ? torch.ms / wasm.ms : null;
+      for (const key of ['native-2t', 'replicas-2', 'torch-2t']) {
+        const m = med(key);
+        if (m) line[`${key.replace(/-/g, '_')}_ms`] = m.ms;
+      }
+      for (const v of variants) line[`${v.key.replace(/-/g, '_')}_cpu_ms`] = med(v.key)!.cpuMs;
+      console.log(JSON.stringify(line));
     }
   }
 }

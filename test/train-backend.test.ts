@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
 import { BACKEND_ENV_VAR, initBackend, resetBackendSelection, type BackendName } from '../src/tf/backend';
+import { loadNativeAddon } from '../src/tf/native-kernels';
 import { ADDED_WASM_KERNELS, originalWasmKernel, registerWasmKernels } from '../src/tf/wasm-kernels';
 
 const quiet = { logger: () => undefined };
@@ -74,23 +75,30 @@ test('backend selection: tensorflow first, from tfjs-node-gpu then tfjs-node', a
   }
 });
 
-test('backend selection: wasm when no native package, then cpu; idempotent', async () => {
+test('backend selection: wasm-native (or wasm without the addon) when no native package, then cpu; idempotent', async () => {
   resetBackendSelection();
   const lines: string[] = [];
   const info = await initBackend({ requireFn: noNative, logger: (l) => lines.push(l), env: {} });
-  assert.equal(info.name, 'wasm');
+  let addon: string | undefined;
+  try {
+    loadNativeAddon();
+  } catch (e) {
+    addon = (e as Error).message;
+  }
+  assert.equal(info.name, addon ? 'wasm' : 'wasm-native');
   assert.equal(tf.getBackend(), 'wasm');
   assert.ok(info.threads >= 1);
   assert.match(info.version, /^\d+\.\d+\.\d+/);
   assert.deepEqual(
     info.skipped.map((s) => s.name),
-    ['tensorflow'],
+    addon ? ['tensorflow', 'wasm-native'] : ['tensorflow'],
   );
   assert.match(info.skipped[0].error, /tfjs-node-gpu.*tfjs-node/);
   const again = await initBackend({ requireFn: noNative, logger: (l) => lines.push(l), env: {} });
   assert.equal(again, info);
   assert.equal(lines.length, 1, 'one log line for one selection');
-  assert.match(lines[0], /^cckit: tfjs backend wasm /);
+  if (addon) assert.match(lines[0], /^cckit: tfjs backend wasm .*native kernels: .*not built/);
+  else assert.match(lines[0], /^cckit: tfjs backend wasm-native .*OpenBLAS/);
 
   const failingWasm = (id: string): unknown => {
     if (id === '@tensorflow/tfjs-backend-wasm') throw new Error('no wasm here');
@@ -101,7 +109,7 @@ test('backend selection: wasm when no native package, then cpu; idempotent', asy
   assert.equal(cpu.name, 'cpu');
   assert.deepEqual(
     cpu.skipped.map((s) => s.name),
-    ['tensorflow', 'wasm'],
+    ['tensorflow', 'wasm-native', 'wasm'],
   );
   resetBackendSelection();
 });

@@ -4,7 +4,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_ROOT } from '../paths';
+import { BACKEND_ENV_VAR, DEFAULT_BACKEND_ORDER } from '../tf/backend';
 import { runDemo } from './demo';
+import { runDoctor } from './doctor';
 import { registerEvalCommand } from './eval';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
@@ -19,7 +21,18 @@ export function buildProgram(): Command {
     .description('Conceptual Captions 3M / 12M research kit: data pipelines, captioners and caption metrics')
     .version((JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version)
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
+    .addOption(
+      new Option('--backend <name>', `tfjs backend for every command (as ${BACKEND_ENV_VAR}; default: the first that loads)`).choices([
+        ...DEFAULT_BACKEND_ORDER,
+      ]),
+    )
+    .hook('preAction', (command) => {
+      const backend = command.opts<{ backend?: string }>().backend;
+      if (backend) process.env[BACKEND_ENV_VAR] = backend;
+    });
+
+  program.command('doctor').description('which tfjs backends are installed, which load and why the others do not, and which one runs use').action(runDoctor);
 
   program
     .command('score')

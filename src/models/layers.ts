@@ -14,6 +14,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
+import { layerNorm } from '../tf/fused';
 import { Params, SeededDropout } from './params';
 
 type Tf = typeof TF;
@@ -75,12 +76,7 @@ export class LayerNorm {
 
   apply<T extends TF.Tensor>(x: T): T {
     const { tf, params } = this.ctx;
-    const { mean, variance } = tf.moments(x, -1, true);
-    return x
-      .sub(mean)
-      .mul(tf.rsqrt(variance.add(1e-5)))
-      .mul(params.need(`${this.name}_g`))
-      .add(params.need(`${this.name}_b`)) as T;
+    return layerNorm(tf, x, params.need(`${this.name}_g`), params.need(`${this.name}_b`), 1e-5);
   }
 }
 

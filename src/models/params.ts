@@ -6,6 +6,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
+import { seededDropout } from '../tf/fused';
 import { mixSeed } from '../util/random';
 
 type Tf = typeof TF;
@@ -76,6 +77,6 @@ export class SeededDropout {
   apply<T extends TF.Tensor>(x: T, training: boolean): T {
     if (!training || this.rate <= 0) return x;
     this.calls++;
-    return this.tf.dropout(x, this.rate, undefined, mixSeed(this.stepSeed, this.calls)) as T;
+    return seededDropout(this.tf, x, this.rate, mixSeed(this.stepSeed, this.calls));
   }
 }

@@ -36,8 +36,10 @@ export interface RunInfo {
   config: unknown;
   /** Content hashes of the inputs the id was derived from (data files, parent checkpoint). */
   inputs?: Record<string, string>;
-  /** tfjs backend that ran it ('wasm', 'cpu', 'tensorflow', …). */
+  /** tfjs backend that ran it ('wasm-native', 'wasm', 'cpu', 'tensorflow', …). */
   backend?: string;
+  /** wasm-native: what computed its kernels, e.g. "OpenBLAS 0.3.21, 1 thread". */
+  kernels?: string;
   created: string;
   updated: string;
   /** Visual features spec (backbone, mode, tags) the run was trained on. */

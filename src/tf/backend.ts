@@ -2,13 +2,15 @@
  * The one place that picks the TensorFlow.js backend for cckit (training and the NSFW filter).
  *
  * Order: `tensorflow` (native; from the optional `@tensorflow/tfjs-node-gpu`, then
- * `@tensorflow/tfjs-node`, neither a dependency), `wasm` (`@tensorflow/tfjs-backend-wasm`, its
- * `.wasm` binaries read from the package's `dist` folder on disk, so nothing is fetched), `cpu`.
- * The first that loads wins. `CCKIT_BACKEND=tensorflow|wasm|cpu` forces one backend and fails
- * (naming the variable) when that backend cannot load.
+ * `@tensorflow/tfjs-node`, neither a dependency), `wasm-native` (tfjs's wasm backend with cckit's
+ * native kernels, `./native-kernels`: OpenBLAS matmul and in-place optimiser updates, where the
+ * addon was built), `wasm` (`@tensorflow/tfjs-backend-wasm` alone, its `.wasm` binaries read from
+ * the package's `dist` folder on disk, so nothing is fetched), `cpu`. The first that loads wins.
+ * `CCKIT_BACKEND=tensorflow|wasm-native|wasm|cpu` forces one and fails (naming the variable) when
+ * that one cannot load.
  *
- * On wasm, the kernels training needs that tfjs-backend-wasm 4.22 lacks are registered first
- * (`./wasm-kernels`), as is the fast transposed BatchMatMul.
+ * On both wasm variants, the kernels training needs that tfjs-backend-wasm 4.22 lacks are
+ * registered first (`./wasm-kernels`), as is the fast transposed BatchMatMul.
  *
  * The choice is tfjs-global (it applies to every tfjs user in the process). `initBackend` is
  * idempotent: calls with the same order share one selection (and make it current again if
@@ -19,10 +21,17 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-export type BackendName = 'tensorflow' | 'wasm' | 'cpu';
+import { loadNativeAddon, nativeKernelsActive, nativeKernelsInfo, useNativeKernels } from './native-kernels';
+
+export type BackendName = 'tensorflow' | 'wasm-native' | 'wasm' | 'cpu';
 
 export const BACKEND_ENV_VAR = 'CCKIT_BACKEND';
-export const DEFAULT_BACKEND_ORDER: readonly BackendName[] = ['tensorflow', 'wasm', 'cpu'];
+export const DEFAULT_BACKEND_ORDER: readonly BackendName[] = ['tensorflow', 'wasm-native', 'wasm', 'cpu'];
+
+/** The tfjs backend under a cckit backend name (wasm-native is tfjs's wasm with other kernels). */
+export function tfjsBackendName(name: BackendName): string {
+  return name === 'wasm-native' ? 'wasm' : name;
+}
 /** The native packages tried for `tensorflow`, in order. */
 export const NATIVE_PACKAGES: readonly string[] = ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node'];
 
@@ -32,6 +41,8 @@ export interface BackendInfo {
   version: string;
   /** Threads the backend computes with (wasm: XNNPACK's pool; tensorflow: the CPUs; cpu: 1). */
   threads: number;
+  /** wasm-native: the BLAS and its threads behind the native kernels (e.g. "OpenBLAS 0.3.21, 1 thread"). */
+  kernels?: string;
   /** Backends tried before this one, with why each failed. */
   skipped: { name: BackendName; error: string }[];
 }
@@ -82,10 +93,13 @@ function missingNativeAddon(pkg: string): string | undefined {
 }
 
 /** Loads the code behind one backend and makes it current; throws with the reason when it cannot. */
-async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions): Promise<{ version: string; threads: number }> {
+async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions): Promise<{ version: string; threads: number; kernels?: string }> {
   const req = options.requireFn ?? require;
   let version = tf.version_core;
   let threads = 1;
+  let kernels: string | undefined;
+  // fails early, before the wasm backend is set up, when the addon is not built
+  if (name === 'wasm-native') loadNativeAddon();
   if (name === 'tensorflow') {
     const errors: string[] = [];
     let loaded = false;
@@ -110,7 +124,7 @@ async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions
     }
     if (!loaded) throw new Error(`no native package (${errors.join('; ')})`);
     threads = cpuCount();
-  } else if (name === 'wasm') {
+  } else if (name === 'wasm' || name === 'wasm-native') {
     const wasm = req('@tensorflow/tfjs-backend-wasm') as WasmModule;
     // read the .wasm binaries from the package on disk instead of a CDN
     const dist = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
@@ -121,15 +135,21 @@ async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions
     // before setBackend, so the kernels' setup runs with the backend's initialisation
     (require('./wasm-kernels') as typeof import('./wasm-kernels')).registerWasmKernels();
     version = wasm.version_wasm;
+    useNativeKernels(name === 'wasm-native');
+    if (name === 'wasm-native') {
+      const native = nativeKernelsInfo();
+      kernels = `${native.blas}, ${native.threads} thread${native.threads === 1 ? '' : 's'}`;
+    }
   }
-  if (!(await tf.setBackend(name))) throw new Error(`tf.setBackend('${name}') failed`);
+  const tfName = tfjsBackendName(name);
+  if (!(await tf.setBackend(tfName))) throw new Error(`tf.setBackend('${tfName}') failed`);
   await tf.ready();
-  if (tf.getBackend() !== name) throw new Error(`backend is ${tf.getBackend()} after setBackend('${name}')`);
-  if (name === 'wasm') {
+  if (tf.getBackend() !== tfName) throw new Error(`backend is ${tf.getBackend()} after setBackend('${tfName}')`);
+  if (tfName === 'wasm') {
     const wasm = req('@tensorflow/tfjs-backend-wasm') as WasmModule;
     threads = typeof wasm.getThreadsCount === 'function' ? wasm.getThreadsCount() : 1;
   }
-  return { version, threads };
+  return { version, threads, kernels };
 }
 
 let current: { key: string; pending: Promise<BackendInfo> } | null = null;
@@ -167,8 +187,10 @@ export function initBackend(options: InitBackendOptions = {}): Promise<BackendIn
 /** The cached choice, made current again if something switched tfjs's backend since (no log). */
 async function reselect(info: BackendInfo): Promise<BackendInfo> {
   const tf = loadTf();
-  if (tf.getBackend() !== info.name) {
-    if (!(await tf.setBackend(info.name))) throw new Error(`tf.setBackend('${info.name}') failed`);
+  const tfName = tfjsBackendName(info.name);
+  if (tfName === 'wasm' && nativeKernelsActive() !== (info.name === 'wasm-native')) useNativeKernels(info.name === 'wasm-native');
+  if (tf.getBackend() !== tfName) {
+    if (!(await tf.setBackend(tfName))) throw new Error(`tf.setBackend('${tfName}') failed`);
     await tf.ready();
   }
   return info;
@@ -179,11 +201,14 @@ async function select(order: BackendName[], forced: boolean, options: InitBacken
   const skipped: BackendInfo['skipped'] = [];
   for (const name of order) {
     try {
-      const { version, threads } = await activate(tf, name, options);
-      const info: BackendInfo = { name, version, threads, skipped };
+      const { version, threads, kernels } = await activate(tf, name, options);
+      const info: BackendInfo = { name, version, threads, kernels, skipped };
       const log = options.logger ?? ((line: string) => process.stderr.write(line + '\n'));
-      const why = skipped.length ? ` (skipped ${skipped.map((s) => s.name).join(', ')})` : '';
-      log(`cckit: tfjs backend ${name} ${version}, ${threads} thread${threads === 1 ? '' : 's'}${forced ? ` (${BACKEND_ENV_VAR})` : ''}${why}`);
+      // the native kernels' absence is worth its reason: it costs several times the training time
+      const nativeSkip = skipped.find((s) => s.name === 'wasm-native');
+      const why = skipped.length ? ` (skipped ${skipped.map((s) => s.name).join(', ')}${nativeSkip ? `; native kernels: ${nativeSkip.error}` : ''})` : '';
+      const what = kernels ? ` (matmul and optimiser on ${kernels})` : '';
+      log(`cckit: tfjs backend ${name} ${version}, ${threads} thread${threads === 1 ? '' : 's'}${what}${forced ? ` (${BACKEND_ENV_VAR})` : ''}${why}`);
       return info;
     } catch (e) {
       skipped.push({ name, error: message(e) });

@@ -6,6 +6,7 @@
 import type * as TF from '@tensorflow/tfjs';
 
 import { loadTf } from '../tf/backend';
+import { nativeAdagradUpdate, nativeAdamUpdate } from '../tf/native-kernels';
 
 export type ScheduleUnit = 'steps' | 'epochs';
 
@@ -118,6 +119,11 @@ export class Optimizer {
         const m = this.slot(`${name}/m`, v, 0);
         const s = this.slot(`${name}/v`, v, 0);
         const stepSize = (lr * Math.sqrt(1 - Math.pow(b2, t))) / (1 - Math.pow(b1, t));
+        // in place on the wasm heap when the native kernels are active; the same formula below otherwise
+        if (nativeAdamUpdate(v, m, s, g, b1, b2, stepSize, eps)) {
+          g.dispose();
+          continue;
+        }
         tf.tidy(() => {
           const m1 = m.mul(b1).add(g.mul(1 - b1));
           const s1 = s.mul(b2).add(g.square().mul(1 - b2));
@@ -128,6 +134,10 @@ export class Optimizer {
       } else {
         const eps = this.config.epsilon ?? 1e-7;
         const acc = this.slot(`${name}/accumulator`, v, this.config.initialAccumulator ?? 0.1);
+        if (nativeAdagradUpdate(v, acc, g, lr, eps)) {
+          g.dispose();
+          continue;
+        }
         tf.tidy(() => {
           const a1 = acc.add(g.square());
           acc.assign(a1);
@@ -162,7 +172,9 @@ export class Optimizer {
     let s = this.slots.get(name);
     if (!s) {
       const tf = loadTf();
-      s = tf.variable(tf.fill(like.shape, init), false);
+      const initial = tf.fill(like.shape, init);
+      s = tf.variable(initial, false);
+      initial.dispose();
       this.slots.set(name, s);
     }
     return s;

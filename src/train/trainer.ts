@@ -29,6 +29,7 @@ import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
 import { mixSeed, seededRandom } from '../util/random';
 import { initBackend, loadTf } from '../tf/backend';
+import { softmaxCrossEntropy } from '../tf/fused';
 import { latestCheckpoint, loadCheckpoint, saveCheckpoint } from './checkpoint';
 import { BatchStream, DataPosition, DataSource, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
 import { createModel, ModelSpec } from './models';
@@ -130,8 +131,10 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     log(`cckit: run ${id} is finished; reusing it (force to train again)`);
     return { dir: run.dir, id, info: run.info, vocab: readVocab(run.dir), stepsRun: 0 };
   }
-  run.update({ status: 'running', backend: backend.name });
-  log(`cckit: run ${id} on tfjs ${backend.name} (${backend.threads} thread${backend.threads === 1 ? '' : 's'})`);
+  run.update({ status: 'running', backend: backend.name, kernels: backend.kernels });
+  log(
+    `cckit: run ${id} on tfjs ${backend.name} (${backend.threads} thread${backend.threads === 1 ? '' : 's'}${backend.kernels ? `; ${backend.kernels}` : ''})`,
+  );
 
   // Data.
   let examples: Example[] = [];
@@ -465,11 +468,8 @@ export function replicaLoss(model: CaptionModel, config: TrainConfig): LossFn<Ba
 /** Mean token cross-entropy over non-PAD targets, with optional label smoothing. */
 export function captionLoss(tf: typeof TF, logits: TF.Tensor3D, targets: TF.Tensor2D, labelSmoothing: number): TF.Scalar {
   const [B, T, V] = logits.shape;
-  const logp = tf.logSoftmax(logits.reshape([B * T, V]));
-  const flat = targets.reshape([B * T]);
-  const oneHot = tf.oneHot(flat, V);
-  let nll = tf.neg(tf.sum(tf.mul(oneHot, logp), -1));
-  if (labelSmoothing > 0) nll = nll.mul(1 - labelSmoothing).add(tf.neg(tf.mean(logp, -1)).mul(labelSmoothing));
+  const flat = targets.reshape([B * T]) as TF.Tensor1D;
+  const nll = softmaxCrossEntropy(tf, logits.reshape([B * T, V]), flat, labelSmoothing);
   const mask = flat.notEqual(PAD_ID).toFloat();
   return tf.div(tf.sum(tf.mul(nll, mask)), tf.maximum(tf.sum(mask), 1)) as TF.Scalar;
 }
@@ -481,8 +481,7 @@ function mocLoss(tf: typeof TF, model: CaptionModel, encoded: Encoded, labels: T
   const all = model.mocLogits(encoded);
   const C = all.shape[2];
   const logits = all.slice([0, 0, 0], [B, N, C]);
-  const logp = tf.logSoftmax(logits.reshape([B * N, C]));
-  const nll = tf.neg(tf.sum(tf.mul(tf.oneHot(labels.reshape([B * N]), C), logp), -1));
+  const nll = softmaxCrossEntropy(tf, logits.reshape([B * N, C]), labels.reshape([B * N]), 0);
   const w = weights.reshape([B * N]);
   return tf.div(tf.sum(tf.mul(nll, w)), tf.maximum(tf.sum(w), 1)) as TF.Scalar;
 }

@@ -1,0 +1,552 @@
+/*
+ * cckit's native kernels for tfjs's wasm backend: an N-API addon that computes on the wasm heap in
+ * place (no copies). Every entry point takes the heap as a Float32Array (the backend's HEAPF32) and
+ * float offsets into it; the JS side (src/tf/native-kernels.ts) finds the offsets in the backend's
+ * data map and allocates outputs before calling, so the heap cannot grow under us.
+ *
+ * Matrix products go to OpenBLAS (cblas_sgemm); the rest are plain loops the compiler vectorises.
+ */
+#define NAPI_VERSION 8
+#include <node_api.h>
+#include <cblas.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+/* glibc's libmvec: expf on 8 floats (AVX2), the vector twin of expf (max error ~1 ulp) */
+__m256 _ZGVdN8v_expf(__m256 x);
+#endif
+
+#define CHECK(call)                                                   \
+  do {                                                                \
+    if ((call) != napi_ok) {                                          \
+      napi_throw_error(env, NULL, "cckit native: N-API call failed"); \
+      return NULL;                                                    \
+    }                                                                 \
+  } while (0)
+
+typedef struct {
+  float *heap;
+  size_t length; /* floats */
+} Heap;
+
+static int get_heap(napi_env env, napi_value value, Heap *heap) {
+  napi_typedarray_type type;
+  size_t length;
+  void *data;
+  napi_value buffer;
+  size_t offset;
+  if (napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &offset) != napi_ok || type != napi_float32_array) {
+    napi_throw_type_error(env, NULL, "cckit native: the heap must be a Float32Array");
+    return 0;
+  }
+  heap->heap = (float *)data;
+  heap->length = length;
+  return 1;
+}
+
+static int get_args(napi_env env, napi_callback_info info, size_t expected, napi_value *argv) {
+  size_t argc = expected;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < expected) {
+    napi_throw_type_error(env, NULL, "cckit native: too few arguments");
+    return 0;
+  }
+  return 1;
+}
+
+static int64_t get_i64(napi_env env, napi_value v) {
+  int64_t out = 0;
+  napi_get_value_int64(env, v, &out);
+  return out;
+}
+
+static double get_f64(napi_env env, napi_value v) {
+  double out = 0;
+  napi_get_value_double(env, v, &out);
+  return out;
+}
+
+/* A range [offset, offset + count) must lie inside the heap: a wrong offset is an exception, not a crash. */
+static int in_heap(napi_env env, const Heap *h, int64_t offset, int64_t count) {
+  if (offset < 0 || count < 0 || (uint64_t)(offset + count) > h->length) {
+    napi_throw_range_error(env, NULL, "cckit native: range outside the wasm heap");
+    return 0;
+  }
+  return 1;
+}
+
+/*
+ * gemm(heap, batch, m, n, k, transA, transB, aOff, aStride, bOff, bStride, cOff)
+ * C[i] = op(A[i]) · op(B[i]) for i < batch, row-major; C[i] is m×n at cOff + i·m·n. A stride of 0
+ * broadcasts that operand over the batch.
+ */
+static napi_value gemm(napi_env env, napi_callback_info info) {
+  napi_value argv[12];
+  Heap h;
+  if (!get_args(env, info, 12, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t batch = get_i64(env, argv[1]), m = get_i64(env, argv[2]), n = get_i64(env, argv[3]), k = get_i64(env, argv[4]);
+  int transA = (int)get_i64(env, argv[5]), transB = (int)get_i64(env, argv[6]);
+  int64_t aOff = get_i64(env, argv[7]), aStride = get_i64(env, argv[8]);
+  int64_t bOff = get_i64(env, argv[9]), bStride = get_i64(env, argv[10]), cOff = get_i64(env, argv[11]);
+  if (batch <= 0 || m <= 0 || n <= 0) return NULL;
+  if (!in_heap(env, &h, aOff, aStride * (batch - 1) + m * k) || !in_heap(env, &h, bOff, bStride * (batch - 1) + k * n) ||
+      !in_heap(env, &h, cOff, batch * m * n))
+    return NULL;
+  if (k == 0) {
+    memset(h.heap + cOff, 0, sizeof(float) * (size_t)(batch * m * n));
+    return NULL;
+  }
+  int lda = transA ? (int)m : (int)k;
+  int ldb = transB ? (int)k : (int)n;
+  for (int64_t i = 0; i < batch; i++) {
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0f,
+                h.heap + aOff + i * aStride, lda, h.heap + bOff + i * bStride, ldb, 0.0f, h.heap + cOff + i * m * n, (int)n);
+  }
+  return NULL;
+}
+
+/* biasActivation(heap, cOff, rows, n, biasOff, activation): C[r, j] = act(C[r, j] + bias[j]); biasOff < 0: no bias; 0 linear, 1 relu. */
+static napi_value bias_activation(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  Heap h;
+  if (!get_args(env, info, 6, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t cOff = get_i64(env, argv[1]), rows = get_i64(env, argv[2]), n = get_i64(env, argv[3]), biasOff = get_i64(env, argv[4]);
+  int act = (int)get_i64(env, argv[5]);
+  if (!in_heap(env, &h, cOff, rows * n) || (biasOff >= 0 && !in_heap(env, &h, biasOff, n))) return NULL;
+  float *c = h.heap + cOff;
+  const float *bias = biasOff >= 0 ? h.heap + biasOff : NULL;
+  for (int64_t r = 0; r < rows; r++) {
+    float *row = c + r * n;
+    if (bias)
+      for (int64_t j = 0; j < n; j++) row[j] += bias[j];
+    if (act == 1)
+      for (int64_t j = 0; j < n; j++) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+  }
+  return NULL;
+}
+
+/*
+ * adam(heap, count, varOff, mOff, vOff, gOff, beta1, beta2, stepSize, epsilon), in place:
+ * m ← β1·m + (1−β1)·g; v ← β2·v + (1−β2)·g²; w ← w − stepSize·m / (√v + ε).
+ * The same formula as the JS optimiser (bias correction folded into stepSize).
+ */
+static napi_value adam(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  Heap h;
+  if (!get_args(env, info, 10, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t count = get_i64(env, argv[1]), wOff = get_i64(env, argv[2]), mOff = get_i64(env, argv[3]), vOff = get_i64(env, argv[4]),
+          gOff = get_i64(env, argv[5]);
+  float b1 = (float)get_f64(env, argv[6]), b2 = (float)get_f64(env, argv[7]), stepSize = (float)get_f64(env, argv[8]),
+        eps = (float)get_f64(env, argv[9]);
+  if (!in_heap(env, &h, wOff, count) || !in_heap(env, &h, mOff, count) || !in_heap(env, &h, vOff, count) || !in_heap(env, &h, gOff, count))
+    return NULL;
+  float *w = h.heap + wOff, *m = h.heap + mOff, *v = h.heap + vOff;
+  const float *g = h.heap + gOff;
+  const float c1 = 1.0f - b1, c2 = 1.0f - b2;
+  for (int64_t i = 0; i < count; i++) {
+    float gi = g[i];
+    float mi = b1 * m[i] + c1 * gi;
+    float vi = b2 * v[i] + c2 * (gi * gi);
+    m[i] = mi;
+    v[i] = vi;
+    w[i] = w[i] - (stepSize * mi) / (sqrtf(vi) + eps);
+  }
+  return NULL;
+}
+
+/* adagrad(heap, count, varOff, accOff, gOff, lr, epsilon), in place: a ← a + g²; w ← w − lr·g / (√a + ε). */
+static napi_value adagrad(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t count = get_i64(env, argv[1]), wOff = get_i64(env, argv[2]), aOff = get_i64(env, argv[3]), gOff = get_i64(env, argv[4]);
+  float lr = (float)get_f64(env, argv[5]), eps = (float)get_f64(env, argv[6]);
+  if (!in_heap(env, &h, wOff, count) || !in_heap(env, &h, aOff, count) || !in_heap(env, &h, gOff, count)) return NULL;
+  float *w = h.heap + wOff, *a = h.heap + aOff;
+  const float *g = h.heap + gOff;
+  for (int64_t i = 0; i < count; i++) {
+    float ai = a[i] + g[i] * g[i];
+    a[i] = ai;
+    w[i] = w[i] - (lr * g[i]) / (sqrtf(ai) + eps);
+  }
+  return NULL;
+}
+
+
+/* max and sum of x[0..n) (8 lanes where AVX2; the sum's order differs from a plain loop's). */
+static void max_and_sum(const float *x, int64_t n, float *maxOut, double *sumOut) {
+  float max = x[0];
+  double sum = 0;
+  int64_t j = 0;
+#ifdef __AVX2__
+  if (n >= 8) {
+    __m256 mx = _mm256_loadu_ps(x), acc = _mm256_setzero_ps();
+    for (; j + 8 <= n; j += 8) {
+      __m256 v = _mm256_loadu_ps(x + j);
+      mx = _mm256_max_ps(mx, v);
+      acc = _mm256_add_ps(acc, v);
+    }
+    float lanes[8], sums[8];
+    _mm256_storeu_ps(lanes, mx);
+    _mm256_storeu_ps(sums, acc);
+    for (int k = 0; k < 8; k++) {
+      max = lanes[k] > max ? lanes[k] : max;
+      sum += sums[k];
+    }
+  }
+#endif
+  for (; j < n; j++) {
+    max = x[j] > max ? x[j] : max;
+    sum += x[j];
+  }
+  *maxOut = max;
+  *sumOut = sum;
+}
+
+/* out[j] = exp(x[j] − shift) (out may be NULL); returns Σ out[j] in float64. */
+static double exp_shifted(const float *x, float shift, float *out, int64_t n) {
+  double sum = 0;
+  int64_t j = 0;
+#ifdef __AVX2__
+  const __m256 s = _mm256_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  for (; j + 8 <= n; j += 8) {
+    __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + j), s));
+    if (out) _mm256_storeu_ps(out + j, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  float lanes[8];
+  _mm256_storeu_ps(lanes, acc);
+  for (int k = 0; k < 8; k++) sum += lanes[k];
+#endif
+  for (; j < n; j++) {
+    float e = expf(x[j] - shift);
+    if (out) out[j] = e;
+    sum += e;
+  }
+  return sum;
+}
+
+/*
+ * softmaxCrossEntropy(heap, logitsOff, labelsOff, rows, classes, smoothing, lossOff, lseOff)
+ * Per row r: lse = log Σ exp(x), loss = (1−s)·(lse − x[label]) + s·(lse − mean(x)); labels are int32.
+ * Labels outside [0, classes) give loss (the row is masked by the caller) from the smoothing part only.
+ */
+static napi_value softmax_ce(napi_env env, napi_callback_info info) {
+  napi_value argv[8];
+  Heap h;
+  if (!get_args(env, info, 8, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), yOff = get_i64(env, argv[2]), rows = get_i64(env, argv[3]), classes = get_i64(env, argv[4]);
+  double smoothing = get_f64(env, argv[5]);
+  int64_t lossOff = get_i64(env, argv[6]), lseOff = get_i64(env, argv[7]);
+  if (!in_heap(env, &h, xOff, rows * classes) || !in_heap(env, &h, yOff, rows) || !in_heap(env, &h, lossOff, rows) || !in_heap(env, &h, lseOff, rows))
+    return NULL;
+  const int32_t *labels = (const int32_t *)(h.heap + yOff);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *x = h.heap + xOff + r * classes;
+    float max;
+    double total;
+    max_and_sum(x, classes, &max, &total);
+    double sum = exp_shifted(x, max, NULL, classes);
+    double lse = max + log(sum);
+    int32_t y = labels[r];
+    double nll = (y >= 0 && y < classes) ? lse - x[y] : 0.0;
+    h.heap[lossOff + r] = (float)((1.0 - smoothing) * nll + smoothing * (lse - total / (double)classes));
+    h.heap[lseOff + r] = (float)lse;
+  }
+  return NULL;
+}
+
+/* softmaxCrossEntropyGrad(heap, logitsOff, labelsOff, lseOff, dyOff, rows, classes, smoothing, dxOff):
+ * dx[r, j] = dy[r]·(softmax(x)[j] − (1−s)·[j = label] − s/classes). */
+static napi_value softmax_ce_grad(napi_env env, napi_callback_info info) {
+  napi_value argv[9];
+  Heap h;
+  if (!get_args(env, info, 9, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), yOff = get_i64(env, argv[2]), lseOff = get_i64(env, argv[3]), dyOff = get_i64(env, argv[4]);
+  int64_t rows = get_i64(env, argv[5]), classes = get_i64(env, argv[6]);
+  float smoothing = (float)get_f64(env, argv[7]);
+  int64_t dxOff = get_i64(env, argv[8]);
+  if (!in_heap(env, &h, xOff, rows * classes) || !in_heap(env, &h, yOff, rows) || !in_heap(env, &h, lseOff, rows) || !in_heap(env, &h, dyOff, rows) ||
+      !in_heap(env, &h, dxOff, rows * classes))
+    return NULL;
+  const int32_t *labels = (const int32_t *)(h.heap + yOff);
+  const float uniform = smoothing / (float)classes;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *x = h.heap + xOff + r * classes;
+    float *dx = h.heap + dxOff + r * classes;
+    const float lse = h.heap[lseOff + r], dy = h.heap[dyOff + r];
+    exp_shifted(x, lse, dx, classes);
+    for (int64_t j = 0; j < classes; j++) dx[j] = dy * (dx[j] - uniform);
+    int32_t y = labels[r];
+    if (y >= 0 && y < classes) dx[y] -= dy * (1.0f - smoothing);
+  }
+  return NULL;
+}
+
+/* layerNorm(heap, xOff, gOff, bOff, rows, dim, eps, yOff, meanOff, rstdOff): y = (x − μ)·rstd·g + b over the last axis. */
+static napi_value layer_norm(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  Heap h;
+  if (!get_args(env, info, 10, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), gOff = get_i64(env, argv[2]), bOff = get_i64(env, argv[3]), rows = get_i64(env, argv[4]), dim = get_i64(env, argv[5]);
+  float eps = (float)get_f64(env, argv[6]);
+  int64_t yOff = get_i64(env, argv[7]), meanOff = get_i64(env, argv[8]), rstdOff = get_i64(env, argv[9]);
+  if (!in_heap(env, &h, xOff, rows * dim) || !in_heap(env, &h, gOff, dim) || !in_heap(env, &h, bOff, dim) || !in_heap(env, &h, yOff, rows * dim) ||
+      !in_heap(env, &h, meanOff, rows) || !in_heap(env, &h, rstdOff, rows))
+    return NULL;
+  const float *g = h.heap + gOff, *b = h.heap + bOff;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *x = h.heap + xOff + r * dim;
+    float *y = h.heap + yOff + r * dim;
+    float sum = 0;
+    for (int64_t j = 0; j < dim; j++) sum += x[j];
+    float mean = sum / (float)dim, var = 0;
+    for (int64_t j = 0; j < dim; j++) var += (x[j] - mean) * (x[j] - mean);
+    float rstd = 1.0f / sqrtf(var / (float)dim + eps);
+    for (int64_t j = 0; j < dim; j++) y[j] = (x[j] - mean) * rstd * g[j] + b[j];
+    h.heap[meanOff + r] = mean;
+    h.heap[rstdOff + r] = rstd;
+  }
+  return NULL;
+}
+
+/*
+ * layerNormGrad(heap, xOff, gOff, meanOff, rstdOff, dyOff, rows, dim, dxOff, dgOff, dbOff), with x̂ = (x − μ)·rstd:
+ * dx = rstd·(dy·g − mean(dy·g) − x̂·mean(dy·g·x̂)); dg = Σ_rows dy·x̂; db = Σ_rows dy.
+ */
+static napi_value layer_norm_grad(napi_env env, napi_callback_info info) {
+  napi_value argv[11];
+  Heap h;
+  if (!get_args(env, info, 11, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), gOff = get_i64(env, argv[2]), meanOff = get_i64(env, argv[3]), rstdOff = get_i64(env, argv[4]),
+          dyOff = get_i64(env, argv[5]), rows = get_i64(env, argv[6]), dim = get_i64(env, argv[7]), dxOff = get_i64(env, argv[8]),
+          dgOff = get_i64(env, argv[9]), dbOff = get_i64(env, argv[10]);
+  if (!in_heap(env, &h, xOff, rows * dim) || !in_heap(env, &h, gOff, dim) || !in_heap(env, &h, meanOff, rows) || !in_heap(env, &h, rstdOff, rows) ||
+      !in_heap(env, &h, dyOff, rows * dim) || !in_heap(env, &h, dxOff, rows * dim) || !in_heap(env, &h, dgOff, dim) || !in_heap(env, &h, dbOff, dim))
+    return NULL;
+  const float *g = h.heap + gOff;
+  float *dg = h.heap + dgOff, *db = h.heap + dbOff;
+  memset(dg, 0, sizeof(float) * (size_t)dim);
+  memset(db, 0, sizeof(float) * (size_t)dim);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *x = h.heap + xOff + r * dim, *dy = h.heap + dyOff + r * dim;
+    float *dx = h.heap + dxOff + r * dim;
+    const float mean = h.heap[meanOff + r], rstd = h.heap[rstdOff + r];
+    float sumDg = 0, sumDgX = 0;
+    for (int64_t j = 0; j < dim; j++) {
+      float xhat = (x[j] - mean) * rstd;
+      float dyg = dy[j] * g[j];
+      sumDg += dyg;
+      sumDgX += dyg * xhat;
+      dg[j] += dy[j] * xhat;
+      db[j] += dy[j];
+    }
+    const float meanDg = sumDg / (float)dim, meanDgX = sumDgX / (float)dim;
+    for (int64_t j = 0; j < dim; j++) {
+      float xhat = (x[j] - mean) * rstd;
+      dx[j] = rstd * (dy[j] * g[j] - meanDg - xhat * meanDgX);
+    }
+  }
+  return NULL;
+}
+
+/* sumOuter(heap, xOff, outer, inner, outOff): out[j] = Σ_i x[i, j] (a reduction over leading axes). */
+static napi_value sum_outer(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Heap h;
+  if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), outer = get_i64(env, argv[2]), inner = get_i64(env, argv[3]), outOff = get_i64(env, argv[4]);
+  if (!in_heap(env, &h, xOff, outer * inner) || !in_heap(env, &h, outOff, inner)) return NULL;
+  float *out = h.heap + outOff;
+  memset(out, 0, sizeof(float) * (size_t)inner);
+  for (int64_t i = 0; i < outer; i++) {
+    const float *x = h.heap + xOff + i * inner;
+    for (int64_t j = 0; j < inner; j++) out[j] += x[j];
+  }
+  return NULL;
+}
+
+/* sumInner(heap, xOff, outer, inner, outOff): out[i] = Σ_j x[i, j] (a reduction over trailing axes). */
+static napi_value sum_inner(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Heap h;
+  if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), outer = get_i64(env, argv[2]), inner = get_i64(env, argv[3]), outOff = get_i64(env, argv[4]);
+  if (!in_heap(env, &h, xOff, outer * inner) || !in_heap(env, &h, outOff, outer)) return NULL;
+  for (int64_t i = 0; i < outer; i++) {
+    const float *x = h.heap + xOff + i * inner;
+    float s = 0;
+    for (int64_t j = 0; j < inner; j++) s += x[j];
+    h.heap[outOff + i] = s;
+  }
+  return NULL;
+}
+
+
+/* unsortedSegmentSum(heap, xOff, idsOff, rows, inner, segments, outOff): out[s] = Σ_{ids[i] = s} x[i]; ids outside [0, segments) dropped. */
+static napi_value unsorted_segment_sum(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), idsOff = get_i64(env, argv[2]), rows = get_i64(env, argv[3]), inner = get_i64(env, argv[4]),
+          segments = get_i64(env, argv[5]), outOff = get_i64(env, argv[6]);
+  if (!in_heap(env, &h, xOff, rows * inner) || !in_heap(env, &h, idsOff, rows) || !in_heap(env, &h, outOff, segments * inner)) return NULL;
+  const int32_t *ids = (const int32_t *)(h.heap + idsOff);
+  float *out = h.heap + outOff;
+  memset(out, 0, sizeof(float) * (size_t)(segments * inner));
+  for (int64_t i = 0; i < rows; i++) {
+    int32_t s = ids[i];
+    if (s < 0 || s >= segments) continue;
+    const float *x = h.heap + xOff + i * inner;
+    float *o = out + (int64_t)s * inner;
+    for (int64_t j = 0; j < inner; j++) o[j] += x[j];
+  }
+  return NULL;
+}
+
+/* copyBlocks(heap, srcOff, srcStride, dstOff, dstStride, blocks, length): block b of `length` floats from src + b·srcStride to dst + b·dstStride (split and concat). */
+static napi_value copy_blocks(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t srcOff = get_i64(env, argv[1]), srcStride = get_i64(env, argv[2]), dstOff = get_i64(env, argv[3]), dstStride = get_i64(env, argv[4]),
+          blocks = get_i64(env, argv[5]), length = get_i64(env, argv[6]);
+  if (blocks <= 0 || length <= 0) return NULL;
+  if (!in_heap(env, &h, srcOff, srcStride * (blocks - 1) + length) || !in_heap(env, &h, dstOff, dstStride * (blocks - 1) + length)) return NULL;
+  for (int64_t b = 0; b < blocks; b++) memcpy(h.heap + dstOff + b * dstStride, h.heap + srcOff + b * srcStride, sizeof(float) * (size_t)length);
+  return NULL;
+}
+
+/*
+ * transpose(heap, xOff, outOff, shape: Int32Array, perm: Int32Array): out = x with axes permuted (rank ≤ 8, 4-byte elements).
+ * The innermost output axis is walked with the input's stride for it; the rest by an odometer.
+ */
+static napi_value transpose(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Heap h;
+  if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), outOff = get_i64(env, argv[2]);
+  napi_typedarray_type type;
+  size_t rank, rank2;
+  void *shapeData, *permData;
+  napi_value ab;
+  size_t bo;
+  if (napi_get_typedarray_info(env, argv[3], &type, &rank, &shapeData, &ab, &bo) != napi_ok || type != napi_int32_array ||
+      napi_get_typedarray_info(env, argv[4], &type, &rank2, &permData, &ab, &bo) != napi_ok || type != napi_int32_array || rank != rank2 || rank == 0 ||
+      rank > 8) {
+    napi_throw_type_error(env, NULL, "cckit native: transpose needs Int32Array shape and perm of one rank ≤ 8");
+    return NULL;
+  }
+  const int32_t *shape = shapeData, *perm = permData;
+  int64_t inStride[8], count = 1;
+  for (int64_t d = (int64_t)rank - 1; d >= 0; d--) {
+    inStride[d] = count;
+    count *= shape[d];
+  }
+  if (!in_heap(env, &h, xOff, count) || !in_heap(env, &h, outOff, count)) return NULL;
+  if (count == 0) return NULL;
+  int64_t outShape[8], stride[8], index[8];
+  for (size_t d = 0; d < rank; d++) {
+    outShape[d] = shape[perm[d]];
+    stride[d] = inStride[perm[d]];
+    index[d] = 0;
+  }
+  const uint32_t *x = (const uint32_t *)(h.heap + xOff);
+  uint32_t *out = (uint32_t *)(h.heap + outOff);
+  const int64_t last = (int64_t)rank - 1, n = outShape[last], s = stride[last];
+  int64_t base = 0;
+  for (int64_t o = 0; o < count; o += n) {
+    const uint32_t *src = x + base;
+    for (int64_t j = 0; j < n; j++) out[o + j] = src[j * s];
+    for (int64_t d = last - 1; d >= 0; d--) {
+      base += stride[d];
+      if (++index[d] < outShape[d]) break;
+      base -= stride[d] * outShape[d];
+      index[d] = 0;
+    }
+  }
+  return NULL;
+}
+
+/* splitmix64: a counter-based generator, so mask element i depends on (seed, i) only. */
+static inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* dropout(heap, xOff, count, rate, seed, yOff, maskOff): mask[i] = 1/(1−rate) with probability 1−rate, else 0; y = x·mask. */
+static napi_value dropout(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), count = get_i64(env, argv[2]);
+  double rate = get_f64(env, argv[3]);
+  uint64_t seed = (uint64_t)get_i64(env, argv[4]);
+  int64_t yOff = get_i64(env, argv[5]), maskOff = get_i64(env, argv[6]);
+  if (!in_heap(env, &h, xOff, count) || !in_heap(env, &h, yOff, count) || !in_heap(env, &h, maskOff, count)) return NULL;
+  const float scale = (float)(1.0 / (1.0 - rate));
+  /* keep when the top 24 bits, as a uniform in [0, 1), are at least `rate` */
+  const uint32_t threshold = (uint32_t)(rate * 16777216.0);
+  const uint64_t key = mix64(seed ^ 0x5bd1e9955bd1e995ULL);
+  const float *x = h.heap + xOff;
+  float *y = h.heap + yOff, *mask = h.heap + maskOff;
+  for (int64_t i = 0; i < count; i++) {
+    uint32_t u = (uint32_t)(mix64(key + (uint64_t)i) >> 40);
+    float m = u >= threshold ? scale : 0.0f;
+    mask[i] = m;
+    y[i] = x[i] * m;
+  }
+  return NULL;
+}
+
+static napi_value set_threads(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!get_args(env, info, 1, argv)) return NULL;
+  openblas_set_num_threads((int)get_i64(env, argv[0]));
+  return NULL;
+}
+
+static napi_value get_threads(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  CHECK(napi_create_int32(env, openblas_get_num_threads(), &out));
+  return out;
+}
+
+static napi_value blas_config(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  const char *config = openblas_get_config();
+  CHECK(napi_create_string_utf8(env, config ? config : "", NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      {"gemm", NULL, gemm, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"biasActivation", NULL, bias_activation, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adam", NULL, adam, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adagrad", NULL, adagrad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"softmaxCrossEntropy", NULL, softmax_ce, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"softmaxCrossEntropyGrad", NULL, softmax_ce_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNorm", NULL, layer_norm, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNormGrad", NULL, layer_norm_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sumOuter", NULL, sum_outer, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sumInner", NULL, sum_inner, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"unsortedSegmentSum", NULL, unsorted_segment_sum, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"copyBlocks", NULL, copy_blocks, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"transpose", NULL, transpose, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"dropout", NULL, dropout, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"getThreads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"blasConfig", NULL, blas_config, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)
