@@ -12,6 +12,10 @@ import { loadBackbone } from '../vision/index';
 import { readImageSource } from '../vision/sources';
 import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
 import { parseWholeNumber } from './world';
+import { addFetchOptions, fetchFlags } from './filter';
+import { ImageSource } from '../data/images';
+import * as fs from 'fs';
+import * as path from 'path';
 
 export interface FeaturesFlags {
   in: string;
@@ -26,6 +30,9 @@ export interface FeaturesFlags {
   recipe: string;
   pretrainSteps?: string;
   pretrainImages?: string;
+  allowPrivate?: boolean;
+  ignoreRobotsTag?: boolean;
+  contact?: string;
 }
 
 export async function runFeatures(flags: FeaturesFlags): Promise<void> {
@@ -55,7 +62,10 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
       },
     });
     const loaded = Date.now();
-    const result = await extractFeatures(images, { backbone, cacheDir: flags.out, batchSize, regions: flags.regions, progress });
+    // a TSV's relative image paths name files beside it
+    const baseDir = fs.existsSync(flags.in) && fs.statSync(flags.in).isFile() ? path.dirname(path.resolve(flags.in)) : undefined;
+    const source = new ImageSource({ ...fetchFlags(flags), baseDir });
+    const result = await extractFeatures(images, { backbone, cacheDir: flags.out, batchSize, regions: flags.regions, progress, source });
     progress.stop();
     const seconds = (Date.now() - loaded) / 1000;
     console.log(
@@ -81,7 +91,7 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
 }
 
 export function featuresCommand(): Command {
-  return new Command('features')
+  return addFetchOptions(new Command('features'))
     .description("compute and cache frozen visual features (global, 8×8 grid, regions, tags) of a source's images")
     .requiredOption('-i, --in <source>', 'TSV, shard folder, COCO/nocaps annotation JSON, or a world split: world:PRESET:SPLIT (e.g. world:tiny:coco-train)')
     .addOption(

@@ -1,4 +1,6 @@
 import * as fs from 'fs';
+import type { Command } from 'commander';
+import type { ImageSourceOptions } from '../data/images';
 import type { TsvLayout } from '../data/tsv';
 import { overlap } from '../filters/overlap';
 import { PRESETS, STAGE_NAMES, StageName } from '../filters/presets';
@@ -19,6 +21,22 @@ export interface FilterFlags {
   layout: string;
   workers: string;
   catalog: string;
+  allowPrivate?: boolean;
+  ignoreRobotsTag?: boolean;
+  contact?: string;
+}
+
+/** The image-fetching flags every command that downloads shares (see addFetchOptions). */
+export function fetchFlags(flags: { allowPrivate?: boolean; ignoreRobotsTag?: boolean; contact?: string }): Partial<ImageSourceOptions> {
+  return { allowPrivate: flags.allowPrivate ?? false, ignoreRobotsTag: flags.ignoreRobotsTag ?? false, ...(flags.contact ? { contact: flags.contact } : {}) };
+}
+
+/** Adds --allow-private, --ignore-robots-tag and --contact to a command that fetches images. */
+export function addFetchOptions(command: Command): Command {
+  return command
+    .option('--allow-private', 'also fetch from loopback, private and link-local addresses (a local test server); refused by default', false)
+    .option('--ignore-robots-tag', 'download images whose X-Robots-Tag says noai / noimageai / noindex / noimageindex (skipped by default)', false)
+    .option('--contact <email-or-url>', 'added to the User-Agent so site owners can reach you');
 }
 
 export async function runFilter(flags: FilterFlags): Promise<void> {
@@ -45,6 +63,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       workers: parseWholeNumber('--workers', flags.workers),
       catalog,
       concurrency: parseWholeNumber('--concurrency', flags.concurrency),
+      fetch: fetchFlags(flags),
       progress,
     });
     progress.stop();

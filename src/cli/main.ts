@@ -10,7 +10,7 @@ import { runDoctor } from './doctor';
 import { registerEvalCommand } from './eval';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
-import { runFilter, runOverlap } from './filter';
+import { addFetchOptions, runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
@@ -82,7 +82,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the statistics as JSON', false)
     .action(runStats);
 
-  program
+  const filter = program
     .command('filter')
     .description('run the CC3M or CC12M filtering pipeline over a TSV; writes kept pairs, rejects with reasons, and the funnel')
     .option('-p, --preset <name>', 'cc3m or cc12m', 'cc12m')
@@ -102,8 +102,8 @@ export function buildProgram(): Command {
       '--catalog <name>',
       "CC3M hypernymiser's concept catalog: wordnet, world (the embedded world's), or auto (world for world:// data, else wordnet)",
       'auto',
-    )
-    .action(runFilter);
+    );
+  addFetchOptions(filter).action(runFilter);
 
   program
     .command('overlap')

@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { writeCocoCaptions, writeNocapsCaptions, worldCocoInfo, CaptionedImage } from './coco';
 import { TsvWriter } from './tsv';
-import { temporaryPath, writeJsonAtomic } from '../util/atomic';
+import { commitTemporary, temporaryPath, writeJsonAtomic } from '../util/atomic';
 import { writeShards, ShardRow } from './webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
@@ -108,7 +108,7 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
   } finally {
     fs.closeSync(truth);
   }
-  fs.renameSync(truthTemporary, truthFile);
+  commitTemporary(truthTemporary, truthFile);
 
   // captioned splits in COCO / nocaps format
   for (const split of WORLD_SPLITS) {

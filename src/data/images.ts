@@ -1,11 +1,16 @@
 /**
  * The one image loader: where an image's bytes come from. The embedded world renders world:// URLs
- * (resolved here, once, for every stage), local paths and file:// URLs are read, http(s) URLs are
- * downloaded with a timeout and a size cap. Failures become rejection reasons, never exceptions,
- * so a run goes on.
+ * (resolved here, once, for every stage); local paths and file:// URLs are read (regular files
+ * only, size-capped, relative paths against `baseDir`); http(s) URLs are downloaded by the
+ * bounded, safe fetcher in fetch.ts (deadline, streamed cap, no private addresses, manual
+ * redirects, X-Robots-Tag opt-outs). A URL asked for twice in one run is fetched once. Failures
+ * become rejection reasons, never exceptions, so a run goes on.
  */
 import * as fs from 'fs';
+import * as path from 'path';
 import { fileURLToPath } from 'url';
+import { PACKAGE_ROOT } from '../paths';
+import { fetchHttp, type FetchFailure } from './fetch';
 import { World } from '../world/world';
 import { WorldImageRef, isWorldUrl, parseWorldUrl } from '../world/url';
 
@@ -24,39 +29,205 @@ export function resolveWorldImage(url: string): { world: World; ref: WorldImageR
   return { world: worldFor(ref.seed), ref: { seed: ref.seed, split: ref.split, id: ref.id } };
 }
 
-export type ImageFetch = { ok: true; bytes: Buffer } | { ok: false; reason: string };
+export type ImageFetch = { ok: true; bytes: Buffer } | FetchFailure;
 
 export interface ImageSourceOptions {
+  /** One deadline for a whole download: DNS, redirects, headers and body. */
   timeoutMs: number;
+  /** Largest image, counted after HTTP decompression; also the cap for local files. */
   maxBytes: number;
+  /** Redirect hops followed (default 5). */
+  maxRedirects: number;
+  /** Fetch from loopback / private / link-local addresses too (a local test server). Default false. */
+  allowPrivate: boolean;
+  /** Hosts (`host` or `host:port`) fetched even when their address is private; the rest stays refused. */
+  allowHosts?: readonly string[];
+  /** Download images whose X-Robots-Tag opts out (noai, noimageai, noindex, noimageindex). Default false. */
+  ignoreRobotsTag: boolean;
+  /** Contact (e-mail or URL) added to the User-Agent so site owners can reach whoever runs the crawl. */
+  contact?: string;
+  /** Folder that relative local paths are resolved against (the input list's folder); default: the working directory. */
+  baseDir?: string;
+  /** Bytes of recent successful fetches kept for repeated URLs (default 32 MiB; 0: none). */
+  memoBytes: number;
+  /** Recent results (successes and failures) remembered for repeated URLs (default 4096). */
+  memoEntries: number;
+  /** Host → addresses, for tests (default: the system resolver). */
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
 
-export const DEFAULT_IMAGE_SOURCE: ImageSourceOptions = { timeoutMs: 10_000, maxBytes: 20 * 1024 * 1024 };
+export const DEFAULT_IMAGE_SOURCE: Readonly<ImageSourceOptions> = Object.freeze({
+  timeoutMs: 10_000,
+  maxBytes: 20 * 1024 * 1024,
+  maxRedirects: 5,
+  allowPrivate: false,
+  ignoreRobotsTag: false,
+  memoBytes: 32 * 1024 * 1024,
+  memoEntries: 4096,
+});
+
+let version: string | undefined;
+/** `cckit/<version> (research image–text dataset tool; +<contact>)`. */
+export function userAgent(contact?: string): string {
+  version ??= (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return `cckit/${version} (research image-text dataset tool${contact ? `; +${contact}` : ''})`;
+}
+
+/** A scheme other than a Windows drive letter ("C:\\…"). */
+const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
+
+function failure(reason: string, detail?: string): FetchFailure {
+  return detail === undefined ? { ok: false, reason } : { ok: false, reason, detail: detail.slice(0, 200) };
+}
+
+/** Why a local read failed, as a funnel reason. */
+function localFailure(err: unknown, file: string): FetchFailure {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const detail = `${file}: ${code || (err as Error).message}`;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return failure('download:not-found', detail);
+  if (code === 'EACCES' || code === 'EPERM') return failure('download:permission-denied', detail);
+  if (code === 'EISDIR') return failure('download:not-a-file', detail);
+  if (code === 'ELOOP' || code === 'ENAMETOOLONG') return failure('download:bad-path', detail);
+  return failure('download:read-error', detail);
+}
+
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
+/**
+ * Reads a regular file, at most `maxBytes`. Opened non-blocking so a FIFO cannot hang the run;
+ * the type is checked on the open descriptor (fstat), so a swap after a path check cannot fool it.
+ */
+async function readLocalFile(file: string, maxBytes: number): Promise<ImageFetch> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, fs.constants.O_RDONLY | O_NONBLOCK);
+  } catch (err) {
+    return localFailure(err, file);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile())
+      return failure(
+        'download:not-a-file',
+        `${file}: ${stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() ? 'a device' : 'not a regular file'}`,
+      );
+    if (stat.size > maxBytes) return failure('download:too-large', `${file}: ${stat.size} bytes > ${maxBytes}`);
+    // the size may be stale or 0 (/proc): read until EOF, never more than the cap
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(stat.size + 1, 64 * 1024), 1 << 20, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) return failure('download:too-large', `${file}: more than ${maxBytes} bytes`);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+    return { ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+  } catch (err) {
+    return localFailure(err, file);
+  } finally {
+    await handle.close();
+  }
+}
 
 export class ImageSource {
-  constructor(private readonly options: ImageSourceOptions = DEFAULT_IMAGE_SOURCE) {}
+  readonly options: Readonly<ImageSourceOptions>;
+  /** Fetches in progress by normalized URL: a second request for one shares the first's promise. */
+  private readonly inFlight = new Map<string, Promise<ImageFetch>>();
+  /** Recent results, oldest first (a Map keeps insertion order): bounded by memoEntries and memoBytes. */
+  private readonly recent = new Map<string, ImageFetch>();
+  private recentBytes = 0;
 
-  async fetch(url: string): Promise<ImageFetch> {
-    try {
-      const worldImage = resolveWorldImage(url);
-      if (worldImage) return { ok: true, bytes: await worldImage.world.render(worldImage.ref.split, worldImage.ref.id) };
-      if (/^https?:\/\//i.test(url)) return await this.download(url);
-      const file = url.startsWith('file://') ? fileURLToPath(url) : url;
-      const size = fs.statSync(file).size;
-      if (size > this.options.maxBytes) return { ok: false, reason: 'download:too-large' };
-      return { ok: true, bytes: fs.readFileSync(file) };
-    } catch (err) {
-      return { ok: false, reason: `download:${(err as NodeJS.ErrnoException).code ?? 'error'}` };
-    }
+  constructor(options: Partial<ImageSourceOptions> = {}) {
+    this.options = { ...DEFAULT_IMAGE_SOURCE, ...options };
   }
 
-  private async download(url: string): Promise<ImageFetch> {
-    const response = await fetch(url, { signal: AbortSignal.timeout(this.options.timeoutMs), redirect: 'follow' });
-    if (!response.ok) return { ok: false, reason: `download:http-${response.status}` };
-    const declared = Number(response.headers.get('content-length') ?? 0);
-    if (declared > this.options.maxBytes) return { ok: false, reason: 'download:too-large' };
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (bytes.length > this.options.maxBytes) return { ok: false, reason: 'download:too-large' };
-    return { ok: true, bytes };
+  async fetch(url: string): Promise<ImageFetch> {
+    let worldImage: ReturnType<typeof resolveWorldImage>;
+    try {
+      worldImage = resolveWorldImage(url);
+    } catch (err) {
+      return failure('download:bad-url', (err as Error).message);
+    }
+    if (worldImage) {
+      // rendered in-process: nothing to fetch, nothing worth remembering
+      try {
+        return { ok: true, bytes: await worldImage.world.render(worldImage.ref.split, worldImage.ref.id) };
+      } catch (err) {
+        return failure('download:render-error', (err as Error).message);
+      }
+    }
+    const target = this.target(url);
+    if ('ok' in target) return target;
+    const remembered = this.recent.get(target.key);
+    if (remembered) {
+      this.recent.delete(target.key); // refresh its place in the LRU order
+      this.recent.set(target.key, remembered);
+      return remembered;
+    }
+    let pending = this.inFlight.get(target.key);
+    if (!pending) {
+      pending = this.load(target).then((result) => {
+        this.inFlight.delete(target.key);
+        this.remember(target.key, result);
+        return result;
+      });
+      this.inFlight.set(target.key, pending);
+    }
+    return pending;
+  }
+
+  /** What `url` names: an http(s) URL or a local file, keyed for the memo; or why it is refused. */
+  private target(url: string): { key: string; http?: string; file?: string } | FetchFailure {
+    const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
+    if (scheme === 'http' || scheme === 'https') {
+      try {
+        const parsed = new URL(url);
+        parsed.hash = '';
+        return { key: parsed.href, http: parsed.href };
+      } catch {
+        return failure('download:bad-url', url);
+      }
+    }
+    let file = url;
+    if (scheme === 'file') {
+      try {
+        file = fileURLToPath(url);
+      } catch (err) {
+        return failure('download:bad-url', (err as Error).message);
+      }
+    } else if (scheme !== undefined) return failure('download:refused-scheme', `${scheme}: (http, https, file, world or a path)`);
+    const resolved = path.resolve(this.options.baseDir ?? process.cwd(), file);
+    return { key: `file://${resolved}`, file: resolved };
+  }
+
+  private load(target: { http?: string; file?: string }): Promise<ImageFetch> {
+    if (target.file !== undefined) return readLocalFile(target.file, this.options.maxBytes);
+    return fetchHttp(target.http!, {
+      timeoutMs: this.options.timeoutMs,
+      maxBytes: this.options.maxBytes,
+      maxRedirects: this.options.maxRedirects,
+      allowPrivate: this.options.allowPrivate,
+      allowHosts: this.options.allowHosts,
+      respectRobotsTag: !this.options.ignoreRobotsTag,
+      userAgent: userAgent(this.options.contact),
+      resolve: this.options.resolve,
+    });
+  }
+
+  private remember(key: string, result: ImageFetch): void {
+    const size = result.ok ? result.bytes.length : 0;
+    if (this.options.memoEntries <= 0 || size > this.options.memoBytes) return;
+    const previous = this.recent.get(key);
+    if (previous?.ok) this.recentBytes -= previous.bytes.length;
+    this.recent.delete(key);
+    this.recent.set(key, result);
+    this.recentBytes += size;
+    for (const [oldest, old] of this.recent) {
+      if (this.recent.size <= this.options.memoEntries && this.recentBytes <= this.options.memoBytes) break;
+      this.recent.delete(oldest);
+      if (old.ok) this.recentBytes -= old.bytes.length;
+    }
   }
 }

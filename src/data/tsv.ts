@@ -22,7 +22,7 @@
  * naming the row. Writes go to a temporary file beside the target, renamed over it on close.
  */
 import * as fs from 'fs';
-import { temporaryPath } from '../util/atomic';
+import { releaseTemporary, temporaryPath } from '../util/atomic';
 
 /** Column order: CC3M is caption-url, CC12M is url-caption. */
 export type TsvLayout = 'caption-url' | 'url-caption';
@@ -355,8 +355,10 @@ export class TsvWriter {
         await fd.close();
       }
       await fs.promises.rename(this.temporary, this.file);
+      releaseTemporary(this.temporary);
     } catch (err) {
       await fs.promises.rm(this.temporary, { force: true });
+      releaseTemporary(this.temporary);
       throw err;
     }
   }
@@ -372,6 +374,7 @@ export class TsvWriter {
       }
     });
     await fs.promises.rm(this.temporary, { force: true });
+    releaseTemporary(this.temporary);
   }
 }
 

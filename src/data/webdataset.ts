@@ -40,7 +40,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tar from 'tar-stream';
-import { temporaryPath } from '../util/atomic';
+import { releaseTemporary, temporaryPath } from '../util/atomic';
 
 export type ImageExt = 'jpg' | 'png' | 'gif';
 
@@ -198,6 +198,7 @@ async function syncAndRename(temporary: string, file: string): Promise<void> {
     await fd.close();
   }
   await fs.promises.rename(temporary, file);
+  releaseTemporary(temporary);
 }
 
 /**
@@ -399,6 +400,8 @@ export class ShardWriter {
     await Promise.allSettled([shard.written, shard.metaWritten]);
     await fs.promises.rm(shard.tarTemp, { force: true });
     await fs.promises.rm(shard.metaTemp, { force: true });
+    releaseTemporary(shard.tarTemp);
+    releaseTemporary(shard.metaTemp);
   }
 }
 

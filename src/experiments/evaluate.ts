@@ -7,6 +7,7 @@ import * as path from 'path';
 
 import { captionImages, DecodeSettings, describeDecoder, evaluateRun, ImageBatch, RunEvaluation } from '../decode';
 import { writeThumbnails } from '../runs/thumbs';
+import type { ImageSource } from '../data/images';
 import type { EvalImage } from '../train/data';
 import { loadRunModel } from '../train/load';
 import type { VisualProvider } from '../train/visual';
@@ -18,6 +19,8 @@ export interface CaptionSplitOptions {
   /** Shared thumbnail cache (default: `<runs root>/.thumbs`). */
   thumbsCache?: string;
   thumbnails?: boolean;
+  /** Loads the thumbnails' images (default: an ImageSource with the safe defaults: no private addresses). */
+  images?: ImageSource;
   batchSize?: number;
   progress?: (done: number, total: number) => void;
 }
@@ -50,6 +53,7 @@ export async function captionSplit(runDir: string, images: readonly EvalImage[],
         runDir,
         images.map((i) => ({ id: i.imageId, url: i.key })),
         options.thumbsCache ?? path.join(path.dirname(runDir), '.thumbs'),
+        options.images,
       );
       for (const img of images) extras[String(img.imageId)] = { url: img.key, ...(thumbs[String(img.imageId)] ? { thumb: thumbs[String(img.imageId)] } : {}) };
     }

@@ -6,18 +6,18 @@
  * reason:
  *
  *   OUT/kept.tsv        kept pairs, in the input's column order, transformed captions
- *   OUT/rejects.jsonl   {line, url, stage, reason} per rejected row (unreadable lines included)
+ *   OUT/rejects.jsonl   {line, url, stage, reason, detail?} per rejected row (unreadable lines included)
  *   OUT/funnel.jsonl    per stage: in, out, rejected by reason
  *   OUT/summary.json    preset, input, counts, time
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
-import { temporaryPath, writeFileAtomic } from '../util/atomic';
+import { commitTemporary, discardTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
 import { ShardSample, decodeSample, readImg2dataset } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
-import { ImageSource } from '../data/images';
+import { ImageSource, type ImageSourceOptions } from '../data/images';
 import { CandidatePair, Verdict } from './types';
 
 /** A per-pair stage. */
@@ -54,7 +54,10 @@ export interface PipelineOptions {
   layout?: TsvLayout | 'auto';
   /** Vision labels of a pair, by URL (world: web/truth.jsonl; real data: a tags file). */
   tags?: (url: string) => string[] | undefined;
+  /** The image loader (default: one for this run, with `fetch`'s options and relative paths against the input's folder). */
   images?: ImageSource;
+  /** Options of the default image loader (`--allow-private`, `--ignore-robots-tag`, `--contact`). */
+  fetch?: Partial<ImageSourceOptions>;
   /** Pairs in flight at once (image fetching and decoding overlap). */
   concurrency?: number;
   progress?: Progress;
@@ -115,7 +118,9 @@ async function* inputItems(input: string, layout: TsvLayout): AsyncGenerator<Inp
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const started = Date.now();
   const progress = options.progress ?? silentProgress;
-  const images = options.images ?? new ImageSource();
+  const folderInput = fs.statSync(options.input).isDirectory();
+  // relative image paths in a TSV name files beside it, not in whatever folder the run started from
+  const images = options.images ?? new ImageSource({ baseDir: folderInput ? undefined : path.dirname(path.resolve(options.input)), ...options.fetch });
   const datasetStages = options.datasetStages ?? [];
   const pooledNames = options.pooled?.names ?? [];
   const funnel = new Funnel([READ_STAGE, ...pooledNames, ...options.stages.map((s) => s.name), ...datasetStages.map((s) => s.name)]);
@@ -126,21 +131,20 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     funnel: path.join(options.out, 'funnel.jsonl'),
     summary: path.join(options.out, 'summary.json'),
   };
-  const folderInput = fs.statSync(options.input).isDirectory();
   // shard folders are written out as CC12M-style TSV (url<TAB>caption)
   const layout = folderInput ? 'url-caption' : !options.layout || options.layout === 'auto' ? await detectTsvLayout(options.input) : options.layout;
   const totalBytes = folderInput ? 0 : fs.statSync(options.input).size;
 
   const rejectsTemporary = temporaryPath(files.rejects);
   const rejects = fs.createWriteStream(rejectsTemporary);
-  const recordReject = (line: number, url: string, stage: string, reason: string) => {
+  const recordReject = (line: number, url: string, stage: string, reason: string, detail?: string) => {
     funnel.rejected(stage, reason);
-    rejects.write(JSON.stringify({ line, url, stage, reason }) + '\n');
+    rejects.write(JSON.stringify({ line, url, stage, reason, ...(detail ? { detail } : {}) }) + '\n');
   };
 
   // survivors of the per-pair stages: straight to kept.tsv, or to a first-pass file for dataset stages
-  const survivorsFile = temporaryPath(path.join(options.out, 'survivors.jsonl'));
-  const survivors = datasetStages.length > 0 ? fs.createWriteStream(survivorsFile) : undefined;
+  const survivorsFile = datasetStages.length > 0 ? temporaryPath(path.join(options.out, 'survivors.jsonl')) : '';
+  const survivors = survivorsFile ? fs.createWriteStream(survivorsFile) : undefined;
   const kept = TsvWriter.create(files.kept, { layout });
 
   const runStages = async (pair: CandidatePair, line: number): Promise<CandidatePair | undefined> => {
@@ -151,7 +155,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         fetched = true;
         const image = await images.fetch(pair.url);
         if (!image.ok) {
-          recordReject(line, pair.url, stage.name, image.reason);
+          recordReject(line, pair.url, stage.name, image.reason, image.detail);
           return undefined;
         }
         pair.image = image.bytes;
@@ -276,11 +280,11 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       const pending = kept.write(record);
       if (pending) await pending;
     }
-    fs.rmSync(survivorsFile, { force: true });
+    discardTemporary(survivorsFile);
   }
   await kept.close();
   await new Promise<void>((resolve, reject) => rejects.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  fs.renameSync(rejectsTemporary, files.rejects);
+  commitTemporary(rejectsTemporary, files.rejects);
   funnel.check();
   writeFileAtomic(files.funnel, funnel.toJsonl());
   const seconds = (Date.now() - started) / 1000;

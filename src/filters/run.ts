@@ -10,6 +10,7 @@ import { readSamples } from '../data/webdataset';
 import type { Progress } from '../util/progress';
 import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { PipelineResult, runPipeline } from './pipeline';
+import type { ImageSourceOptions } from '../data/images';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './presets';
 import { WordCounts } from './text';
 import type { ConceptCatalog } from '../wordnet/catalog';
@@ -32,6 +33,8 @@ export interface FilterPoolOptions {
   catalog?: ConceptCatalog;
   concurrency?: number;
   progress?: Progress;
+  /** Image fetching options (`allowPrivate`, `ignoreRobotsTag`, `contact`, …); relative paths resolve against the input's folder. */
+  fetch?: Partial<ImageSourceOptions>;
 }
 
 export interface FilterPoolResult extends PipelineResult {
@@ -80,6 +83,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
       pooled,
       tags: tagsFile ? loadTagsFile(tagsFile) : undefined,
       concurrency: options.concurrency,
+      fetch: options.fetch,
       progress: options.progress,
       label: preset.name,
     });

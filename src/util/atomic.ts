@@ -1,13 +1,71 @@
 /**
  * Writes that matter (checkpoints, shards, pools, run records) go through a temporary sibling, an
  * fsync and a rename, so a reader sees the old file or the whole new one, never half of one.
+ *
+ * Every temporary name handed out is remembered until it is committed or released; when SIGINT or
+ * SIGTERM would end the process (no one else listens for it), or the process exits, the ones
+ * still live are removed, so a killed run leaves no `.kept.tsv.*.tmp` behind.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { isMainThread } from 'worker_threads';
 
-/** A temporary name beside `file`, so the final rename stays on one file system. */
+const live = new Set<string>();
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+let installed = false;
+
+function removeLive(): void {
+  for (const file of live) fs.rmSync(file, { force: true, recursive: true });
+  live.clear();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  // someone else handles this signal (the notebook kernel interrupts a cell on SIGINT): not ours to end
+  if (process.listenerCount(signal) > 1) return;
+  removeLive();
+  uninstall();
+  // die by the same signal (exit status 128 + n), as the default handler would have
+  process.kill(process.pid, signal);
+}
+
+function install(): void {
+  if (installed || !isMainThread) return;
+  installed = true;
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  process.on('exit', removeLive);
+}
+
+function uninstall(): void {
+  if (!installed) return;
+  installed = false;
+  for (const signal of SIGNALS) process.off(signal, onSignal);
+  process.off('exit', removeLive);
+}
+
+/** A temporary name beside `file`, so the final rename stays on one file system; removed if the process is killed first. */
 export function temporaryPath(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  live.add(temporary);
+  install();
+  return temporary;
+}
+
+/** Forgets a temporary name once it was renamed into place or removed by its writer. */
+export function releaseTemporary(temporary: string): void {
+  live.delete(temporary);
+  // no handlers while nothing is live: a process without temporaries keeps Node's own signal behaviour
+  if (live.size === 0) uninstall();
+}
+
+/** Removes a temporary file (or folder) and forgets it. */
+export function discardTemporary(temporary: string): void {
+  fs.rmSync(temporary, { force: true, recursive: true });
+  releaseTemporary(temporary);
+}
+
+/** Temporary names handed out and not yet committed or released (for tests). */
+export function liveTemporaries(): string[] {
+  return [...live];
 }
 
 /** Writes `data` to `file` and fsyncs it (no rename: for files inside a temporary directory). */
@@ -27,9 +85,9 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const temporary = temporaryPath(file);
   try {
     writeSynced(temporary, data, 'wx');
-    fs.renameSync(temporary, file);
+    commitTemporary(temporary, file);
   } catch (err) {
-    fs.rmSync(temporary, { force: true });
+    discardTemporary(temporary);
     throw err;
   }
 }
@@ -42,4 +100,5 @@ export function writeJsonAtomic(file: string, value: unknown, options: { readabl
 /** Renames a finished temporary file into place (the writer wrote and synced it itself). */
 export function commitTemporary(temporary: string, file: string): void {
   fs.renameSync(temporary, file);
+  releaseTemporary(temporary);
 }

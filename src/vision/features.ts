@@ -95,7 +95,7 @@ export async function imagePixels(ref: ImageRef, size: number, source: ImageSour
   const worldImage = resolveWorldImage(url);
   if (worldImage) return renderScenePixels(worldImage.world.scene(worldImage.ref.split, worldImage.ref.id), worldImage.world.concepts, size);
   const fetched = await source.fetch(url);
-  if (!fetched.ok) throw new Error(fetched.reason);
+  if (!fetched.ok) throw new Error(fetched.detail ? `${fetched.reason} (${fetched.detail})` : fetched.reason);
   return decodePixels(fetched.bytes, size);
 }
 
