@@ -6,6 +6,9 @@
  * CCKIT_NATIVE=required (CI), where a missing addon fails.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 
 import type * as TF from '@tensorflow/tfjs';
@@ -335,4 +338,25 @@ test('cckit doctor names every backend, whether it loads, and the one runs use',
   assert.match(report, /✓ wasm-native +loads: .*OpenBLAS/);
   assert.match(report, /✗ tensorflow .*(not installed|native addon)/);
   assert.match(report, /runs use: wasm-native/);
+});
+
+test('without the addon: wasm with one line saying why, and wasm-native forced fails naming the variable', () => {
+  const script = `
+    const { initBackend } = require('./src/tf/backend');
+    initBackend({ requireFn: (id) => { if (id.startsWith('@tensorflow/tfjs-node')) throw new Error('absent'); return require(id); } })
+      .then((info) => initBackend({ env: { CCKIT_BACKEND: 'wasm-native' }, logger: () => {} }).then(
+        () => console.log('forced: loaded'),
+        (e) => console.log('forced: ' + e.message),
+      ).then(() => console.log('chosen: ' + info.name)));`;
+  const out = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: path.join(__dirname, '..'),
+    encoding: 'utf8',
+    env: { ...process.env, CCKIT_NATIVE_ADDON: path.join(os.tmpdir(), 'no-such-addon.node'), CCKIT_BACKEND: '' },
+  });
+  assert.equal(out.status, 0, out.stderr);
+  assert.match(out.stdout, /chosen: wasm\n/);
+  assert.match(out.stdout, /forced: CCKIT_BACKEND=wasm-native: the wasm-native backend could not be loaded \(.*no-such-addon\.node is not built/);
+  const lines = out.stderr.split('\n').filter((l) => l.startsWith('cckit: tfjs backend'));
+  assert.equal(lines.length, 1, out.stderr);
+  assert.match(lines[0]!, /^cckit: tfjs backend wasm .*skipped tensorflow, wasm-native; native kernels: .*no-such-addon\.node is not built/);
 });

@@ -121,8 +121,13 @@ function loadTf(): Tfjs {
   return require('@tensorflow/tfjs') as Tfjs;
 }
 
+/** `CCKIT_NATIVE_ADDON` overrides where the addon is looked for (tests use it to take it away). */
+export const NATIVE_ADDON_ENV_VAR = 'CCKIT_NATIVE_ADDON';
+
 /** native/build/cckit_kernels.node of this package, from src/tf (tsx) or dist/src/tf (built). */
 export function nativeAddonPath(): string {
+  const forced = process.env[NATIVE_ADDON_ENV_VAR];
+  if (forced) return path.resolve(forced);
   let dir = __dirname;
   for (let i = 0; i < 5; i++) {
     const candidate = path.join(dir, 'native', 'build', 'cckit_kernels.node');
