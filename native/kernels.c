@@ -503,6 +503,30 @@ static napi_value dropout(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+
+/* gatherRows(heap, xOff, rows, rowLength, indicesOff, count, outOff): out[i] = x[indices[i]]; returns the first bad index position or −1. */
+static napi_value gather_rows(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  Heap h;
+  if (!get_args(env, info, 7, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), rows = get_i64(env, argv[2]), rowLength = get_i64(env, argv[3]), idxOff = get_i64(env, argv[4]),
+          count = get_i64(env, argv[5]), outOff = get_i64(env, argv[6]);
+  if (!in_heap(env, &h, xOff, rows * rowLength) || !in_heap(env, &h, idxOff, count) || !in_heap(env, &h, outOff, count * rowLength)) return NULL;
+  const int32_t *idx = (const int32_t *)(h.heap + idxOff);
+  int64_t bad = -1;
+  for (int64_t i = 0; i < count; i++) {
+    int32_t r = idx[i];
+    if (r < 0 || r >= rows) {
+      bad = i;
+      break;
+    }
+    memcpy(h.heap + outOff + i * rowLength, h.heap + xOff + (int64_t)r * rowLength, sizeof(float) * (size_t)rowLength);
+  }
+  napi_value out;
+  CHECK(napi_create_int64(env, bad, &out));
+  return out;
+}
+
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!get_args(env, info, 1, argv)) return NULL;
@@ -541,6 +565,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"copyBlocks", NULL, copy_blocks, NULL, NULL, NULL, napi_enumerable, NULL},
       {"transpose", NULL, transpose, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dropout", NULL, dropout, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"gatherRows", NULL, gather_rows, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"getThreads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"blasConfig", NULL, blas_config, NULL, NULL, NULL, napi_enumerable, NULL},

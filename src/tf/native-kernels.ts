@@ -100,6 +100,7 @@ export interface NativeAddon {
   copyBlocks(heap: Float32Array, srcOff: number, srcStride: number, dstOff: number, dstStride: number, blocks: number, length: number): void;
   transpose(heap: Float32Array, xOff: number, outOff: number, shape: Int32Array, perm: Int32Array): void;
   dropout(heap: Float32Array, xOff: number, count: number, rate: number, seed: number, yOff: number, maskOff: number): void;
+  gatherRows(heap: Float32Array, xOff: number, rows: number, rowLength: number, indicesOff: number, count: number, outOff: number): number;
   setThreads(n: number): void;
   getThreads(): number;
   blasConfig(): string;
@@ -391,6 +392,25 @@ function nativeUnsortedSegmentSum(
   return out;
 }
 
+/** GatherV2 along axis 0 (embedding lookups): rows copied; an index out of range throws as tfjs does. */
+function nativeGather(native: NativeAddon, args: { inputs: { x: TensorInfo; indices: TensorInfo }; backend: WasmBackendLike; attrs: { axis: number; batchDims: number } }) {
+  const tf = loadTf();
+  const { x, indices } = args.inputs;
+  if (!fourBytes(x.dtype) || indices.dtype !== 'int32' || (args.attrs.batchDims ?? 0) !== 0 || x.shape.length === 0) return undefined;
+  if (tf.util.parseAxisParam(args.attrs.axis, x.shape)[0] !== 0) return undefined;
+  const rows = x.shape[0]!;
+  const rowLength = size(x.shape.slice(1));
+  const count = size(indices.shape);
+  const out = args.backend.makeOutput([...indices.shape, ...x.shape.slice(1)], x.dtype);
+  const heap = args.backend.wasm.HEAPF32;
+  const bad = native.gatherRows(heap, offsetOf(args.backend, x), rows, rowLength, offsetOf(args.backend, indices), count, offsetOf(args.backend, out));
+  if (bad >= 0) {
+    const value = new Int32Array(heap.buffer, offsetOf(args.backend, indices) * 4 + bad * 4, 1)[0];
+    throw new Error(`GatherV2: the index value ${value} is not in [0, ${rows - 1}]`);
+  }
+  return out;
+}
+
 type FusedArgs = { inputs: Record<string, TensorInfo>; backend: WasmBackendLike; attrs: Record<string, number> };
 
 /** Kernels of cckit's own fused ops (./fused), registered for 'wasm' while the native kernels are active. */
@@ -479,7 +499,7 @@ export const FUSED_DROPOUT = 'CckitDropout';
 export const FUSED_LAYER_NORM_GRAD = 'CckitLayerNormGrad';
 
 /** The tfjs-backend-wasm kernels `useNativeKernels(true)` replaces (the fused ops' kernels are added). */
-export const NATIVE_KERNELS = ['BatchMatMul', '_FusedMatMul', 'Identity', 'Cast', 'Sum', 'SplitV', 'Concat', 'Transpose', 'UnsortedSegmentSum'] as const;
+export const NATIVE_KERNELS = ['BatchMatMul', '_FusedMatMul', 'Identity', 'Cast', 'Sum', 'SplitV', 'Concat', 'Transpose', 'UnsortedSegmentSum', 'GatherV2'] as const;
 
 /** Each replaced kernel's native function; undefined from it hands the call to the kernel underneath. */
 function nativeKernelFunc(native: NativeAddon, name: (typeof NATIVE_KERNELS)[number]): ((args: never) => TensorInfo | TensorInfo[] | undefined) | undefined {
@@ -496,6 +516,8 @@ function nativeKernelFunc(native: NativeAddon, name: (typeof NATIVE_KERNELS)[num
       return (args: Parameters<typeof nativeConcat>[1]) => nativeConcat(native, args);
     case 'Transpose':
       return (args: Parameters<typeof nativeTranspose>[1]) => nativeTranspose(native, args);
+    case 'GatherV2':
+      return (args: Parameters<typeof nativeGather>[1]) => nativeGather(native, args);
     case 'UnsortedSegmentSum':
       return (args: Parameters<typeof nativeUnsortedSegmentSum>[1]) => nativeUnsortedSegmentSum(native, args);
     default:
