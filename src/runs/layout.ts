@@ -6,6 +6,7 @@
  * runs/<id>/
  *   run.json                      RunInfo: id, config, inputs, backend, status, timestamps
  *   log.jsonl                     one LogLine per line (training steps and validations)
+ *   run.lock                      while a process trains it: {pid, hostname, started}
  *   checkpoints/step-000120/      tfjs weights + optimizer.json + state.json (data position); atomic
  *   checkpoints/latest            name of the newest complete checkpoint directory
  *   predictions/<split>.json      PredictionsFile: caption, references, domain, thumbnail, per-image scores
@@ -24,6 +25,8 @@ export const PREDICTIONS_DIR = 'predictions';
 export const SCORES_DIR = 'scores';
 export const THUMBS_DIR = 'thumbs';
 export const CHECKPOINTS_DIR = 'checkpoints';
+/** Held by the process training the run (pid, hostname, start time). */
+export const LOCK_FILE = 'run.lock';
 
 export type RunStatus = 'running' | 'done' | 'failed';
 
