@@ -49,6 +49,7 @@ function hasInexactNumber(text: string): boolean {
 }
 
 const WHITESPACE = /[ \t\n\r]*/y;
+// eslint-disable-next-line no-control-regex -- JSON strings may not hold raw control characters
 const STRING = /"(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
