@@ -101,6 +101,7 @@ test('TSV reading skips a header row and reads an empty file as no rows', async 
   assert.ok(isHeaderRow(['image_url', 'alt text']));
   assert.ok(!isHeaderRow(['a dog', 'https://x.invalid/1.jpg']));
   assert.ok(!isHeaderRow(['a dog', 'images/1.jpg']));
+  assert.ok(!isHeaderRow(['one', 'two']), 'bare words are data, not a header');
   const file = tempFile('rows.tsv', 'url\tcaption\nhttps://x.invalid/1.jpg\ta dog\n');
   const rows = [];
   for await (const row of readTsv(file, { layout: 'url-caption' })) rows.push(row);

@@ -49,6 +49,9 @@ test('a lock left by a dead process on this host is taken over; one of another h
   assert.match(warnings.join('\n'), new RegExp(`stale lock of process ${pid}`));
   assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).pid, process.pid);
   lock.release();
+  // Our own pid in a lock from before this process started: a reused pid, so stale.
+  writeLockFile(file, process.pid);
+  acquireLock(file, { what: 'reused pid', warn: () => {} }).release();
   writeLockFile(file, pid, 'some-other-host');
   assert.throws(() => acquireLock(file, { what: 'remote thing' }), /locked by process \d+ on some-other-host/);
   fs.rmSync(file);

@@ -10,8 +10,8 @@
  * UTF-8 byte-order mark are accepted. A malformed line (not exactly two columns, an empty
  * field) throws a TsvError naming the file and the 1-based line, or, with
  * `malformed: 'reject'`, is yielded as a TsvReject with the reason, so no row is lost silently.
- * A header row (line 1 whose two fields are bare column names such as `caption<TAB>url`) is skipped,
- * whatever the layout; an empty file reads as zero rows.
+ * A header row (line 1 naming the columns, such as `caption<TAB>url` or `image_url<TAB>alt_text`) is
+ * skipped, whatever the layout; an empty file reads as zero rows.
  *
  * Escaping on write (the real files contain no tabs or newlines inside captions):
  *  - `escape: 'space'` (default): every TAB, CR and LF inside a caption becomes one space.
@@ -137,14 +137,22 @@ function splitLine(text: string): [string, string] | string {
   return [text.slice(0, tab), text.slice(tab + 1)];
 }
 
-const COLUMN_NAME = /^[A-Za-z][\w -]{0,31}$/;
+const URL_COLUMN_NAMES = new Set(['url', 'imageurl', 'imgurl', 'image', 'link', 'src', 'uri', 'key', 'path', 'file', 'filename', 'imagepath']);
+const CAPTION_COLUMN_NAMES = new Set(['caption', 'text', 'alt', 'alttext', 'title', 'description', 'label', 'sentence', 'captions']);
 
 /**
- * Whether line 1's fields are column names rather than a pair: both bare words (no '/', ':' or '.',
- * so never a URL or a file path) — the real CC files have no header, but exports often add one.
+ * Whether line 1 names the columns rather than holding a pair: one field a URL column name (url,
+ * image_url, …), the other a caption column name (caption, text, alt_text, …). The real CC files
+ * have no header, but exports often add one.
  */
 export function isHeaderRow(fields: readonly [string, string]): boolean {
-  return fields.every((f) => COLUMN_NAME.test(f.trim()) && !looksLikeUrl(f));
+  const [a, b] = fields.map((f) =>
+    f
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ''),
+  );
+  return (URL_COLUMN_NAMES.has(a!) && CAPTION_COLUMN_NAMES.has(b!)) || (CAPTION_COLUMN_NAMES.has(a!) && URL_COLUMN_NAMES.has(b!));
 }
 
 function toItem(fields: [string, string], layout: TsvLayout, line: number, text: string, unescape: boolean): TsvItem {

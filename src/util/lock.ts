@@ -84,10 +84,14 @@ function removeIfOurs(file: string, token: string): void {
   if (readHolder(file)?.token === token) fs.rmSync(file, { force: true });
 }
 
-/** Whether the holder is certainly gone: same host and its pid no longer exists (or is us, from an earlier life). */
-function isStale(holder: LockHolder, file: string): boolean {
+/** When this process started: a lock with our pid from before then is an earlier process's. */
+const processStarted = Date.now() - process.uptime() * 1000;
+
+/** Whether the holder is certainly gone: same host and its pid no longer exists (or was reused by us). */
+function isStale(holder: LockHolder): boolean {
   if (holder.hostname !== os.hostname()) return false;
-  if (holder.pid === process.pid) return held.get(file) !== holder.token;
+  // Our own pid: this process (maybe another worker thread) holds it, unless it predates us.
+  if (holder.pid === process.pid) return Date.parse(holder.started) < processStarted - 1000;
   try {
     process.kill(holder.pid, 0);
     return false;
@@ -157,7 +161,7 @@ export function acquireLock(file: string, options: LockOptions): Lock {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const current = readHolder(file);
-    if (current && isStale(current, file)) {
+    if (current && isStale(current)) {
       if (removeStale(file, current.token)) warn(`cckit: ${options.what}: took over a stale lock of process ${current.pid} (no longer running)`);
       continue;
     }
