@@ -62,10 +62,12 @@ function installHandlers(): void {
   process.on('exit', releaseAll);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const onSignal = (): void => {
+      // Another handler (the notebook kernel's interrupt) decides whether the process ends; if it
+      // exits, the 'exit' handler releases. Alone, die by the signal as without this handler.
+      if (process.listenerCount(signal) > 1) return;
       releaseAll();
-      // Die by the signal as we would have without this handler, unless someone else handles it.
       process.removeListener(signal, onSignal);
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      process.kill(process.pid, signal);
     };
     process.on(signal, onSignal);
   }
