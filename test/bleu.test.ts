@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { bleuStats, score } from '../src/metrics/bleu';
 import { countCorpus } from '../src/metrics/ngrams';
 
-const statsOf = (candidate: string, references: string[]) => bleuStats(countCorpus({ x: references }, { x: candidate }).images[0]);
+const statsOf = (candidate: string, references: string[]) => bleuStats(countCorpus({ x: references }, { x: candidate }).image(0));
 
 const close = (actual: number, expected: number, tol = 1e-6) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} ≠ ${expected}`);
 

@@ -4,11 +4,11 @@
  * coco-caption values, then the nocaps-format example per domain — then build the tiny
  * embedded world and show its raw web pool's Table 1 statistics.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import { ALL_METRIC_NAMES, evaluate, evaluateByDomain } from '../metrics/evaluate';
 import { loadCocoResults, loadScoringFile } from '../metrics/inputs';
 import { FIXTURES_DIR, PACKAGE_ROOT } from '../paths';
+import { readJsonFile } from '../util/json';
 import { tsvStats } from '../data/stats';
 import { buildWorld } from '../data/build-world';
 import { formatTable } from '../report/table';
@@ -16,7 +16,7 @@ import { formatTable } from '../report/table';
 export async function runDemo(): Promise<void> {
   const started = Date.now();
   const goldenFile = path.join(FIXTURES_DIR, 'caption-metrics-public.json');
-  const golden = JSON.parse(fs.readFileSync(goldenFile, 'utf8')) as { corpus: Record<string, number> };
+  const golden = readJsonFile(goldenFile) as { corpus: Record<string, number> };
   const cases = loadScoringFile(goldenFile);
   const ours = evaluate(cases, { tokenized: true });
   console.log(`Golden cases: ${cases.length} images, pre-tokenised (${path.relative(process.cwd(), goldenFile)})`);

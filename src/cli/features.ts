@@ -11,7 +11,7 @@ import { extractFeatures } from '../vision/cache';
 import { loadBackbone } from '../vision/index';
 import { readImageSource } from '../vision/sources';
 import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
-import { parseWholeNumber } from './world';
+import { parseChoice, parseWholeNumber } from './options';
 import { addFetchOptions, fetchFlags } from './filter';
 import { ImageSource } from '../data/images';
 import * as fs from 'fs';
@@ -37,11 +37,10 @@ export interface FeaturesFlags {
 
 export async function runFeatures(flags: FeaturesFlags): Promise<void> {
   if (!isBackboneName(flags.backbone)) throw new Error(`--backbone: "${flags.backbone}" is not ${BACKBONE_NAMES.join(' or ')}`);
-  if (flags.regions !== 'boxes' && flags.regions !== 'tiles') throw new Error(`--regions: "${flags.regions}" is not boxes or tiles`);
-  if (!(flags.recipe in PRETRAIN_RECIPES)) throw new Error(`--recipe: "${flags.recipe}" is not ${Object.keys(PRETRAIN_RECIPES).join(' or ')}`);
+  const regions = parseChoice('--regions', flags.regions, ['boxes', 'tiles'] as const);
+  parseChoice('--recipe', flags.recipe, Object.keys(PRETRAIN_RECIPES));
   const seed = parseWholeNumber('--seed', flags.seed);
-  const batchSize = parseWholeNumber('--batch-size', flags.batchSize);
-  if (batchSize === 0) throw new Error('--batch-size: must be at least 1');
+  const batchSize = parseWholeNumber('--batch-size', flags.batchSize, 1);
   const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit);
   const images = await readImageSource(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images });
   const backend = await initBackend();
@@ -65,7 +64,7 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
     // a TSV's relative image paths name files beside it
     const baseDir = fs.existsSync(flags.in) && fs.statSync(flags.in).isFile() ? path.dirname(path.resolve(flags.in)) : undefined;
     const source = new ImageSource({ ...fetchFlags(flags), baseDir });
-    const result = await extractFeatures(images, { backbone, cacheDir: flags.out, batchSize, regions: flags.regions, progress, source });
+    const result = await extractFeatures(images, { backbone, cacheDir: flags.out, batchSize, regions, progress, source });
     progress.stop();
     const seconds = (Date.now() - loaded) / 1000;
     console.log(

@@ -8,7 +8,7 @@ import { PresetName, filterPool } from '../filters/run';
 import { terminalProgress } from '../util/progress';
 import { isWorldData, worldCatalog } from '../world/catalog';
 import { formatTable } from '../report/table';
-import { parseWholeNumber } from './world';
+import { parseChoice, parseWholeNumber } from './options';
 
 export interface FilterFlags {
   preset: string;
@@ -40,13 +40,15 @@ export function addFetchOptions(command: Command): Command {
 }
 
 export async function runFilter(flags: FilterFlags): Promise<void> {
-  if (!(flags.preset in PRESETS)) throw new Error(`--preset: "${flags.preset}" is not cc3m or cc12m`);
-  if (!fs.existsSync(flags.in)) throw new Error(`--in: ${flags.in}: no such file`);
-  if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
+  parseChoice('--preset', flags.preset, Object.keys(PRESETS));
+  parseChoice('--layout', flags.layout, ['auto', 'caption-url', 'url-caption']);
+  const workers = parseWholeNumber('--workers', flags.workers);
+  const concurrency = parseWholeNumber('--concurrency', flags.concurrency, 1);
   const only = flags.stages?.split(',').map((s) => s.trim()) as StageName[] | undefined;
   for (const stage of only ?? [])
     if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`--stages: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
-  if (!['auto', 'world', 'wordnet'].includes(flags.catalog)) throw new Error(`--catalog: "${flags.catalog}" is not auto, world or wordnet`);
+  parseChoice('--catalog', flags.catalog, ['auto', 'world', 'wordnet']);
+  if (!fs.existsSync(flags.in)) throw new Error(`--in: ${flags.in}: no such file`);
   const catalog = flags.catalog === 'world' || (flags.catalog === 'auto' && isWorldData(flags.in)) ? worldCatalog() : undefined;
   const preset = PRESETS[flags.preset as PresetName];
   const started = Date.now();
@@ -60,9 +62,9 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       stages: only,
       tags: flags.tags,
       nsfw: flags.nsfw,
-      workers: parseWholeNumber('--workers', flags.workers),
+      workers,
       catalog,
-      concurrency: parseWholeNumber('--concurrency', flags.concurrency),
+      concurrency,
       fetch: fetchFlags(flags),
       progress,
     });

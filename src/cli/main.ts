@@ -1,10 +1,10 @@
 /** The `cckit` command line: one sub-command per job, each with --help. */
-import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_ROOT } from '../paths';
 import { BACKEND_ENV_VAR, DEFAULT_BACKEND_ORDER } from '../tf/backend';
+import { readJsonFile } from '../util/json';
 import { runDemo } from './demo';
 import { runDoctor } from './doctor';
 import { registerEvalCommand } from './eval';
@@ -19,7 +19,7 @@ import { runWorldBuild, runWorldServe } from './world';
 export function buildProgram(): Command {
   const program = new Command('cckit')
     .description('Conceptual Captions 3M / 12M research kit: data pipelines, captioners and caption metrics')
-    .version((JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version)
+    .version((readJsonFile(path.join(PACKAGE_ROOT, 'package.json')) as { version: string }).version)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .addOption(

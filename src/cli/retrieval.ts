@@ -1,16 +1,13 @@
 import { readJsonFile, InputError } from '../util/json';
 import { retrievalRecall } from '../metrics/retrieval';
+import { parseWholeNumber } from './options';
 
 export function runRetrieval(flags: { similarity: string; ks: string }): void {
+  const ks = flags.ks.split(',').map((k) => parseWholeNumber('--ks', k, 1));
   const data = readJsonFile(flags.similarity) as { similarity?: unknown; text_image?: unknown };
   if (typeof data !== 'object' || data === null || !Array.isArray(data.similarity)) {
     throw new InputError(flags.similarity, 'expected {"similarity": [[number, ...] per image], "text_image"?: [...]}');
   }
-  const ks = flags.ks.split(',').map((k) => {
-    const n = Number(k);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--ks: "${k}" is not a positive integer`);
-    return n;
-  });
   const textImage = data.text_image === undefined ? undefined : (data.text_image as number[]);
   try {
     const recall = retrievalRecall(data.similarity as number[][], textImage, ks);

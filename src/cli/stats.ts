@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { CaptionStatistics, DEFAULT_RARE_WORDS, shardStats, tsvStats } from '../data/stats';
 import { formatTable } from '../report/table';
+import { parseChoice } from './options';
 
 export interface StatsFlags {
   layout: string;
@@ -13,9 +14,9 @@ export interface StatsFlags {
 /** CC12M Table 1 statistics of a TSV file or a folder of shards. */
 export async function runStats(source: string, flags: StatsFlags): Promise<void> {
   if (!fs.existsSync(source)) throw new Error(`${source}: no such file or folder`);
-  if (!['auto', 'caption-url', 'url-caption'].includes(flags.layout)) throw new Error(`--layout: "${flags.layout}" is not auto, caption-url or url-caption`);
-  if (!['fast', 'ptb'].includes(flags.tokenizer)) throw new Error(`--tokenizer: "${flags.tokenizer}" is not fast or ptb`);
-  if (!['throw', 'reject'].includes(flags.malformed)) throw new Error(`--malformed: "${flags.malformed}" is not throw or reject`);
+  parseChoice('--layout', flags.layout, ['auto', 'caption-url', 'url-caption']);
+  parseChoice('--tokenizer', flags.tokenizer, ['fast', 'ptb']);
+  parseChoice('--malformed', flags.malformed, ['throw', 'reject']);
   const rareWords = flags.rareWords
     .split(',')
     .map((w) => w.trim().toLowerCase())

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { writeCocoResults, writeNocapsSubmission } from '../data/coco';
-import { decodePreset } from '../decode';
+import { DECODE_PRESETS, decodePreset } from '../decode';
 import { captionSplit } from '../experiments/evaluate';
 import { RECIPES } from '../experiments/recipe';
 import { formatTable3, runTable3 } from '../experiments/table3';
@@ -13,6 +13,7 @@ import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
 import { train } from '../train/trainer';
 import { validateTrainFile } from './config';
+import { parseChoice, parseJsonOption, parseWholeNumber } from './options';
 
 export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
   const config = validateTrainFile(readJsonFile(flags.config), flags.config);
@@ -49,23 +50,26 @@ export async function runCaption(flags: {
   limit?: string;
   features?: string;
 }): Promise<void> {
+  const format = parseChoice('--format', flags.format, ['coco', 'nocaps']);
+  const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit, 1);
+  const decode = decodePreset(parseChoice('--decode', flags.decode, Object.keys(DECODE_PRESETS)));
   const runDir = flags.ckpt.includes(`${path.sep}checkpoints${path.sep}`)
     ? flags.ckpt.slice(0, flags.ckpt.indexOf(`${path.sep}checkpoints${path.sep}`))
     : flags.ckpt;
   const runJson = path.join(runDir, 'run.json');
   if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
-  const spec = flags.features ? (JSON.parse(flags.features) as FeatureSpec) : featuresOfRun(runJson);
-  const images = readEvalImages({ path: flags.in, limit: flags.limit ? Number(flags.limit) : undefined });
+  const spec = flags.features ? (parseJsonOption('--features', flags.features) as FeatureSpec) : featuresOfRun(runJson);
+  const images = readEvalImages({ path: flags.in, limit });
   const progress = terminalProgress();
   try {
     const result = await captionSplit(runDir, images, await visualFromSpec(spec), {
       split: path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_'),
-      decode: decodePreset(flags.decode),
+      decode,
       progress: (done, total) => progress('caption', done, total),
     });
     progress.stop();
     const preds = result.predictions.items.map((p) => ({ image_id: p.image_id, caption: p.caption }));
-    if (flags.format === 'nocaps') writeNocapsSubmission(flags.out, preds);
+    if (format === 'nocaps') writeNocapsSubmission(flags.out, preds);
     else writeCocoResults(flags.out, preds);
     console.log(`${preds.length} captions → ${flags.out}; CIDEr ${(result.corpus.CIDEr ?? NaN).toFixed(3)} (scores in ${result.scoresPath})`);
   } finally {
@@ -80,8 +84,7 @@ function featuresOfRun(runJson: string): FeatureSpec {
 }
 
 export async function runTable3Command(flags: { preset: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
-  const config = RECIPES[flags.preset as 'tiny' | 'small'];
-  if (!config) throw new Error(`--preset: "${flags.preset}" is not tiny or small`);
+  const config = RECIPES[parseChoice('--preset', flags.preset, Object.keys(RECIPES) as (keyof typeof RECIPES)[])];
   const progress = terminalProgress();
   const result = await runTable3(config, {
     runsRoot: flags.runs,

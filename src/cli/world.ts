@@ -4,12 +4,7 @@ import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../wor
 import { World } from '../world/world';
 import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
-
-export function parseWholeNumber(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: "${value}" is not a whole number ≥ 0`);
-  return n;
-}
+import { parseChoice, parsePositiveNumber, parseWholeNumber } from './options';
 
 export interface WorldBuildFlags {
   preset: string;
@@ -35,9 +30,8 @@ function parseSizes(values: readonly string[] = []): Partial<Record<WorldSplit, 
 }
 
 export async function runWorldBuild(flags: WorldBuildFlags): Promise<void> {
-  if (!(flags.preset in WORLD_PRESETS)) throw new Error(`--preset: "${flags.preset}" is not one of ${Object.keys(WORLD_PRESETS).join(', ')}`);
-  const zipfExponent = flags.zipf === undefined ? undefined : Number(flags.zipf);
-  if (zipfExponent !== undefined && !(zipfExponent > 0)) throw new Error(`--zipf: "${flags.zipf}" is not a positive number`);
+  parseChoice('--preset', flags.preset, Object.keys(WORLD_PRESETS));
+  const zipfExponent = flags.zipf === undefined ? undefined : parsePositiveNumber('--zipf', flags.zipf);
   const started = Date.now();
   const progress = terminalProgress();
   try {

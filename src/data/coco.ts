@@ -13,7 +13,7 @@
  * split in their "info" block (`worldCocoInfo` / `worldOfCocoFile`), so their images map to world URLs.
  */
 import { writeJsonAtomic } from '../util/atomic';
-import { InputError, isRecord, readJsonFile } from '../util/json';
+import { InputError, isRecord, JsonNumberText, readJsonFile } from '../util/json';
 import { isWorldSplit, type WorldSplit } from '../world/splits';
 
 export type NocapsDomain = 'in-domain' | 'near-domain' | 'out-domain';
@@ -204,10 +204,23 @@ function withFile<T>(file: string, make: () => T): T {
 }
 
 /** Checks an image id: a non-empty string or a finite number (returned as a string). */
+/**
+ * An image id as the string that keys it. Read with `exactNumbers`, an integer beyond 2^53 keeps its
+ * digits (as a double it would collide with its neighbours); a number that overflows is refused.
+ */
 export function requireImageId(file: string, where: string, value: unknown): string {
   if (typeof value === 'string' && value !== '') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  throw new InputError(file, `${where}: image_id must be a non-empty string or a number, got ${JSON.stringify(value)}`);
+  if (value instanceof JsonNumberText) {
+    if (/^-?\d+$/.test(value.text)) return value.text;
+    throw new InputError(file, `${where}: image_id ${value.text} is out of range for a number; write large ids as integers or strings`);
+  }
+  throw new InputError(file, `${where}: image_id must be a non-empty string or a number, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+}
+
+/** The id to keep for an image: as written, with an exact big integer as its digit string. */
+function imageIdValue(value: unknown): number | string {
+  return value instanceof JsonNumberText ? value.text : (value as number | string);
 }
 
 export function requireCaption(file: string, where: string, value: unknown): string {
@@ -269,7 +282,7 @@ export interface CocoAnnotations {
  * accepts files with "annotations" alone (what coco-caption's scorer needs).
  */
 export function readCocoAnnotations(file: string, options: { imagesOptional?: boolean } = {}): CocoAnnotations {
-  const data = readJsonFile(file);
+  const data = readJsonFile(file, { exactNumbers: true });
   if (!isRecord(data) || !Array.isArray(data.annotations) || (!options.imagesOptional && !Array.isArray(data.images))) {
     throw new InputError(file, `expected COCO caption annotations: an object with ${options.imagesOptional ? '' : '"images" and '}"annotations" arrays`);
   }
@@ -283,7 +296,7 @@ export function readCocoAnnotations(file: string, options: { imagesOptional?: bo
       const key = requireImageId(file, `images[${index}]`, image.id);
       const where = `images[${index}] (id ${key})`;
       if (byId.has(key)) throw new InputError(file, `${where}: duplicate id`);
-      const record: AnnotatedImage = { id: image.id as number | string, captions: [] };
+      const record: AnnotatedImage = { id: imageIdValue(image.id), captions: [] };
       if (typeof image.file_name === 'string') record.fileName = image.file_name;
       if (typeof image.coco_url === 'string') record.cocoUrl = image.coco_url;
       if (typeof image.width === 'number') record.width = image.width;
@@ -300,8 +313,8 @@ export function readCocoAnnotations(file: string, options: { imagesOptional?: bo
     const key = requireImageId(file, where, ann.image_id);
     let image = byId.get(key);
     if (!image) {
-      if (listed) throw new InputError(file, `${where}: image_id ${JSON.stringify(ann.image_id)} is not in "images"`);
-      image = { id: ann.image_id as number | string, captions: [] };
+      if (listed) throw new InputError(file, `${where}: image_id ${key} is not in "images"`);
+      image = { id: imageIdValue(ann.image_id), captions: [] };
       byId.set(key, image);
       images.push(image);
     }

@@ -10,6 +10,8 @@
  * UTF-8 byte-order mark are accepted. A malformed line (not exactly two columns, an empty
  * field) throws a TsvError naming the file and the 1-based line, or, with
  * `malformed: 'reject'`, is yielded as a TsvReject with the reason, so no row is lost silently.
+ * A header row (line 1 naming the columns, such as `caption<TAB>url` or `image_url<TAB>alt_text`) is
+ * skipped, whatever the layout; an empty file reads as zero rows.
  *
  * Escaping on write (the real files contain no tabs or newlines inside captions):
  *  - `escape: 'space'` (default): every TAB, CR and LF inside a caption becomes one space.
@@ -135,6 +137,24 @@ function splitLine(text: string): [string, string] | string {
   return [text.slice(0, tab), text.slice(tab + 1)];
 }
 
+const URL_COLUMN_NAMES = new Set(['url', 'imageurl', 'imgurl', 'image', 'link', 'src', 'uri', 'key', 'path', 'file', 'filename', 'imagepath']);
+const CAPTION_COLUMN_NAMES = new Set(['caption', 'text', 'alt', 'alttext', 'title', 'description', 'label', 'sentence', 'captions']);
+
+/**
+ * Whether line 1 names the columns rather than holding a pair: one field a URL column name (url,
+ * image_url, …), the other a caption column name (caption, text, alt_text, …). The real CC files
+ * have no header, but exports often add one.
+ */
+export function isHeaderRow(fields: readonly [string, string]): boolean {
+  const [a, b] = fields.map((f) =>
+    f
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ''),
+  );
+  return (URL_COLUMN_NAMES.has(a!) && CAPTION_COLUMN_NAMES.has(b!)) || (CAPTION_COLUMN_NAMES.has(a!) && URL_COLUMN_NAMES.has(b!));
+}
+
 function toItem(fields: [string, string], layout: TsvLayout, line: number, text: string, unescape: boolean): TsvItem {
   const [url, caption] = layout === 'url-caption' ? fields : [fields[1], fields[0]];
   if (url.trim() === '') return { line, reject: 'empty url', text };
@@ -170,13 +190,14 @@ export async function* readTsvBatches(file: string, options: ReadTsvOptions = {}
 
   /** Turns a batch of raw lines into items, throwing on malformed lines unless in reject mode. */
   const convert = (first: number, lines: string[], chosen: TsvLayout): TsvItem[] => {
-    const items: TsvItem[] = new Array(lines.length);
+    const items: TsvItem[] = [];
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i];
       const split = splitLine(text);
+      if (first + i === 1 && typeof split !== 'string' && isHeaderRow(split)) continue;
       const item: TsvItem = typeof split === 'string' ? { line: first + i, reject: split, text } : toItem(split, chosen, first + i, text, unescape);
       if (!rejectMode && (item as TsvReject).reject !== undefined) throw new TsvError(file, item.line, (item as TsvReject).reject);
-      items[i] = item;
+      items.push(item);
     }
     return items;
   };
@@ -200,10 +221,10 @@ export async function* readTsvBatches(file: string, options: ReadTsvOptions = {}
   for await (const batch of readLineBatches(file, options.chunkBytes)) {
     if (layout === undefined) {
       pending.push(batch);
-      for (const text of batch.lines) {
+      for (const [i, text] of batch.lines.entries()) {
         if (samples.length >= detectLines) break;
         const split = splitLine(text);
-        if (typeof split !== 'string') samples.push(split);
+        if (typeof split !== 'string' && !(batch.first + i === 1 && isHeaderRow(split))) samples.push(split);
       }
       if (samples.length < detectLines) continue;
       layout = decide();
@@ -227,17 +248,21 @@ export async function* readTsv(file: string, options: ReadTsvOptions = {}): Asyn
   for await (const batch of readTsvBatches(file, options)) for (const item of batch) yield item;
 }
 
-/** Detects a TSV file's column order from its first well-formed lines (reads only as far as needed). */
+/**
+ * Detects a TSV file's column order from its first well-formed lines (reads only as far as needed).
+ * A file with no pair at all (empty, header only) has no order to get wrong: caption-url, as readTsv.
+ */
 export async function detectTsvLayout(file: string, detectLines = 1000): Promise<TsvLayout> {
   const samples: [string, string][] = [];
   for await (const batch of readLineBatches(file)) {
-    for (const text of batch.lines) {
+    for (const [i, text] of batch.lines.entries()) {
       const split = splitLine(text);
-      if (typeof split !== 'string') samples.push(split);
+      if (typeof split !== 'string' && !(batch.first + i === 1 && isHeaderRow(split))) samples.push(split);
       if (samples.length >= detectLines) break;
     }
     if (samples.length >= detectLines) break;
   }
+  if (samples.length === 0) return 'caption-url';
   const found = detectLayout(samples);
   if (found === undefined) {
     throw new TsvError(file, undefined, `cannot tell the column order: in the first ${samples.length} well-formed lines neither column looks more like a URL`);

@@ -41,6 +41,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as tar from 'tar-stream';
 import { releaseTemporary, temporaryPath } from '../util/atomic';
+import { readJsonFile } from '../util/json';
 
 export type ImageExt = 'jpg' | 'png' | 'gif';
 
@@ -558,7 +559,7 @@ export async function* readSamples(folder: string): AsyncGenerator<ShardSample &
 export function readShardStats(folder: string, shard: string): ShardStats {
   const file = path.join(folder, `${shard}_stats.json`);
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as ShardStats;
+    return readJsonFile(file) as ShardStats;
   } catch (err) {
     throw new ShardError(file, `cannot read stats: ${(err as Error).message}`);
   }

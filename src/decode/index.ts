@@ -51,7 +51,7 @@ export const DECODE_PRESETS = {
 export type DecodePresetName = keyof typeof DECODE_PRESETS;
 
 export function decodePreset(name: string): DecodeSettings {
-  if (!(name in DECODE_PRESETS)) throw new Error(`unknown decoder preset "${name}"; choose from ${Object.keys(DECODE_PRESETS).join(', ')}`);
+  if (!Object.hasOwn(DECODE_PRESETS, name)) throw new Error(`unknown decoder preset "${name}"; choose from ${Object.keys(DECODE_PRESETS).join(', ')}`);
   return { ...DECODE_PRESETS[name as DecodePresetName] };
 }
 

@@ -71,8 +71,8 @@ export function scoreCounted(corpus: CountedCorpus): MetricScores {
   const maxN = corpus.maxN;
   const total: BleuStats = { candidateLength: 0, referenceLength: 0, guess: new Array(maxN).fill(0), correct: new Array(maxN).fill(0) };
   const perImage: Record<string, number>[] = Array.from({ length: maxN }, () => ({}));
-  corpus.images.forEach((image, i) => {
-    const stats = bleuStats(image);
+  for (let i = 0; i < corpus.imageIds.length; i++) {
+    const stats = bleuStats(corpus.image(i));
     total.candidateLength += stats.candidateLength;
     total.referenceLength += stats.referenceLength;
     for (let k = 0; k < maxN; k++) {
@@ -80,7 +80,7 @@ export function scoreCounted(corpus: CountedCorpus): MetricScores {
       total.correct[k] += stats.correct[k];
     }
     bleuFromStats(stats).forEach((value, k) => (perImage[k][corpus.imageIds[i]] = value));
-  });
+  }
   const corpusScores = bleuFromStats(total);
   const result: MetricScores = {};
   for (let k = 0; k < maxN; k++) result[`Bleu_${k + 1}`] = { corpus: corpusScores[k], perImage: perImage[k] };

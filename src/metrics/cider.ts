@@ -20,7 +20,7 @@ export const CIDER_D_DEFAULTS: CiderOptions = { maxN: 4, sigma: 6 };
 
 /** TF-IDF weights of one sentence per order (aligned with its sorted n-gram ids), their norms, its length. */
 interface TfIdfVector {
-  ids: number[][];
+  ids: Int32Array[];
   weights: number[][];
   norms: number[];
   length: number;
@@ -72,10 +72,12 @@ export function scoreCounted(corpus: CountedCorpus, sigma = CIDER_D_DEFAULTS.sig
   // document frequency: in how many images' reference sets each n-gram occurs
   const docFreq = new Int32Array(corpus.ngramCount);
   const lastImage = new Int32Array(corpus.ngramCount).fill(-1);
-  corpus.images.forEach((image, i) => {
-    for (const counts of image.references) {
+  const imageCount = corpus.imageIds.length;
+  for (let i = 0; i < imageCount; i++) {
+    for (const counts of corpus.image(i).references) {
       for (const { ids } of counts) {
-        for (const ngram of ids) {
+        for (let k = 0; k < ids.length; k++) {
+          const ngram = ids[k];
           if (lastImage[ngram] !== i) {
             lastImage[ngram] = i;
             docFreq[ngram]++;
@@ -83,22 +85,23 @@ export function scoreCounted(corpus: CountedCorpus, sigma = CIDER_D_DEFAULTS.sig
         }
       }
     }
-  });
+  }
   const logDocFreq = new Float64Array(corpus.ngramCount);
   for (let i = 0; i < docFreq.length; i++) logDocFreq[i] = Math.log(Math.max(1, docFreq[i]));
-  const logImageCount = Math.log(corpus.images.length);
+  const logImageCount = Math.log(imageCount);
 
   const perImage: Record<string, number> = {};
   let sum = 0;
-  corpus.images.forEach((image, i) => {
+  for (let i = 0; i < imageCount; i++) {
+    const image = corpus.image(i);
     const candidate = toVector(image.candidate, logDocFreq, logImageCount);
     let summed = 0;
     for (const reference of image.references) summed += similaritySum(candidate, toVector(reference, logDocFreq, logImageCount), sigma);
     const value = (summed / corpus.maxN / image.references.length) * 10;
     perImage[corpus.imageIds[i]] = value;
     sum += value;
-  });
-  return { CIDEr: { corpus: corpus.images.length === 0 ? 0 : sum / corpus.images.length, perImage } };
+  }
+  return { CIDEr: { corpus: imageCount === 0 ? 0 : sum / imageCount, perImage } };
 }
 
 export function score(references: References, candidates: Candidates, options: CiderOptions = CIDER_D_DEFAULTS): MetricScores {

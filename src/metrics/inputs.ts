@@ -7,17 +7,18 @@
  *    same shape with images[].domain = "in-domain" | "near-domain" | "out-domain".
  */
 import { normaliseDomain, readCocoAnnotations, requireCaption, requireImageId } from '../data/coco';
-import { InputError, isRecord, readJsonFile } from '../util/json';
+import { InputError, isRecord, JsonNumberText, readJsonFile } from '../util/json';
 import { CaptionCase } from './evaluate';
 
 function describeId(value: unknown): string {
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : '?';
+  return typeof value === 'string' || typeof value === 'number' || value instanceof JsonNumberText ? String(value) : '?';
 }
 
 /** Reads cckit's scoring file: {images: [{image_id, references: [...], candidate, domain?}]}. */
 export function loadScoringFile(file: string): CaptionCase[] {
-  const data = readJsonFile(file);
+  const data = readJsonFile(file, { exactNumbers: true });
   if (!isRecord(data) || !Array.isArray(data.images)) throw new InputError(file, 'expected an object with an "images" array');
+  if (data.images.length === 0) throw new InputError(file, '"images" is empty: nothing to score');
   const seen = new Set<string>();
   return data.images.map((entry: unknown, index: number): CaptionCase => {
     if (!isRecord(entry)) throw new InputError(file, `images[${index}]: expected an object`);
@@ -52,8 +53,9 @@ export function loadCocoResults(resultsFile: string, annotationsFile: string): C
     if (image.domain !== undefined) domains.set(imageId, image.domain);
   }
 
-  const results = readJsonFile(resultsFile);
+  const results = readJsonFile(resultsFile, { exactNumbers: true });
   if (!Array.isArray(results)) throw new InputError(resultsFile, 'expected COCO results: an array of {image_id, caption}');
+  if (results.length === 0) throw new InputError(resultsFile, 'no results (an empty array): nothing to score');
   const predicted = new Set<string>();
   const cases = results.map((result: unknown, index: number): CaptionCase => {
     if (!isRecord(result)) throw new InputError(resultsFile, `[${index}]: expected an object`);

@@ -7,8 +7,8 @@ import { Candidates, References, imageIdsOf, splitTokens } from './types';
 
 /** Counts of one n-gram order in one sentence: ids ascending, counts aligned with them. */
 export interface SparseCounts {
-  ids: number[];
-  counts: number[];
+  ids: Int32Array;
+  counts: Int32Array;
 }
 
 /**
@@ -85,6 +85,13 @@ export class NgramTable {
 
   /** Counts of every n-gram of order 1..maxN in the sentence, one entry per order (index 0 = unigrams). */
   count(tokens: readonly string[], maxN: number): SparseCounts[] {
+    const pool = new CountPool(maxN);
+    this.countInto(tokens, maxN, pool);
+    return pool.sentence(0);
+  }
+
+  /** Appends the sentence's sorted n-gram ids and counts, order by order, to the pool. */
+  countInto(tokens: readonly string[], maxN: number, pool: CountPool): void {
     const length = tokens.length;
     const byOrder: number[][] = [];
     for (let n = 1; n <= maxN; n++) byOrder.push([]);
@@ -96,30 +103,76 @@ export class NgramTable {
         byOrder[n - 1].push(prefix);
       }
     }
-    return byOrder.map(runLengths);
+    for (const grams of byOrder) pool.addOrder(grams);
+    pool.endSentence(length);
   }
 }
 
-/** Sorts ids (insertion sort: sentences are short) and counts repeats. */
-function runLengths(ids: number[]): SparseCounts {
-  for (let i = 1; i < ids.length; i++) {
-    const value = ids[i];
-    let j = i - 1;
-    while (j >= 0 && ids[j] > value) {
-      ids[j + 1] = ids[j];
-      j--;
+/** A growable Int32Array. */
+class IntList {
+  data = new Int32Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
     }
-    ids[j + 1] = value;
+    this.data[this.length++] = value;
   }
-  const uniqueIds: number[] = [];
-  const counts: number[] = [];
-  for (let i = 0; i < ids.length; i++) {
-    if (i === 0 || ids[i] !== ids[i - 1]) {
-      uniqueIds.push(ids[i]);
-      counts.push(1);
-    } else counts[counts.length - 1]++;
+}
+
+/**
+ * Every sentence's sparse counts in three flat typed arrays (ids, counts, and where each sentence's
+ * order starts): on 100k images the per-sentence arrays were most of `cckit score`'s memory.
+ */
+export class CountPool {
+  private readonly ids = new IntList();
+  private readonly counts = new IntList();
+  /** starts[s·maxN + n]: offset of sentence s's order n+1; one more entry closes the last. */
+  private readonly starts = new IntList();
+  private readonly lengths = new IntList();
+
+  constructor(readonly maxN: number) {
+    this.starts.push(0);
   }
-  return { ids: uniqueIds, counts };
+
+  get sentences(): number {
+    return this.lengths.length;
+  }
+
+  /** Adds one order's n-gram ids (sorted here, repeats counted). */
+  addOrder(grams: number[]): void {
+    grams.sort((a, b) => a - b);
+    for (let i = 0; i < grams.length; i++) {
+      if (i > 0 && grams[i] === grams[i - 1]) this.counts.data[this.counts.length - 1]++;
+      else {
+        this.ids.push(grams[i]);
+        this.counts.push(1);
+      }
+    }
+    this.starts.push(this.ids.length);
+  }
+
+  endSentence(tokens: number): void {
+    this.lengths.push(tokens);
+  }
+
+  length(s: number): number {
+    return this.lengths.data[s];
+  }
+
+  /** Sentence s's counts per order, as views into the pool (valid until more is added). */
+  sentence(s: number): SparseCounts[] {
+    const out: SparseCounts[] = [];
+    for (let n = 0; n < this.maxN; n++) {
+      const from = this.starts.data[s * this.maxN + n];
+      const to = this.starts.data[s * this.maxN + n + 1];
+      out.push({ ids: this.ids.data.subarray(from, to), counts: this.counts.data.subarray(from, to) });
+    }
+    return out;
+  }
 }
 
 /** Count of `id` in sorted sparse counts, 0 when absent (binary search). */
@@ -147,7 +200,8 @@ export interface CountedImage {
 /** Every image of a scoring call counted once over one n-gram table, shared by BLEU and CIDEr-D. */
 export interface CountedCorpus {
   imageIds: string[];
-  images: CountedImage[];
+  /** Image i's counts (made on demand from the flat pool: hold one at a time). */
+  image(i: number): CountedImage;
   /** Number of distinct n-grams (ids are below it). */
   ngramCount: number;
   maxN: number;
@@ -155,20 +209,38 @@ export interface CountedCorpus {
 
 export const COUNTED_MAX_N = 4;
 
+function roughTokenCount(text: string): number {
+  let spaces = 1;
+  for (let i = text.indexOf(' '); i >= 0; i = text.indexOf(' ', i + 1)) spaces++;
+  return spaces;
+}
+
 export function countCorpus(references: References, candidates: Candidates, maxN = COUNTED_MAX_N): CountedCorpus {
   const imageIds = imageIdsOf(references, candidates);
-  const split = imageIds.map((id) => ({ candidate: splitTokens(candidates[id]), references: references[id].map(splitTokens) }));
   let tokens = 0;
-  for (const image of split) {
-    tokens += image.candidate.length;
-    for (const ref of image.references) tokens += ref.length;
+  for (const id of imageIds) {
+    tokens += roughTokenCount(candidates[id]);
+    for (const ref of references[id]) tokens += roughTokenCount(ref);
   }
   const table = new NgramTable((tokens * maxN) / 4); // real captions repeat most n-grams
-  const images = split.map((image): CountedImage => ({
-    candidate: table.count(image.candidate, maxN),
-    candidateLength: image.candidate.length,
-    references: image.references.map((ref) => table.count(ref, maxN)),
-    referenceLengths: image.references.map((ref) => ref.length),
-  }));
-  return { imageIds, images, ngramCount: table.size, maxN };
+  const pool = new CountPool(maxN);
+  // Image i's sentences: its candidate at firstSentence[i], then its references.
+  const firstSentence = new Int32Array(imageIds.length + 1);
+  imageIds.forEach((id, i) => {
+    firstSentence[i] = pool.sentences;
+    table.countInto(splitTokens(candidates[id]), maxN, pool);
+    for (const ref of references[id]) table.countInto(splitTokens(ref), maxN, pool);
+  });
+  firstSentence[imageIds.length] = pool.sentences;
+  const image = (i: number): CountedImage => {
+    const candidate = firstSentence[i];
+    const references: SparseCounts[][] = [];
+    const referenceLengths: number[] = [];
+    for (let s = candidate + 1; s < firstSentence[i + 1]; s++) {
+      references.push(pool.sentence(s));
+      referenceLengths.push(pool.length(s));
+    }
+    return { candidate: pool.sentence(candidate), candidateLength: pool.length(candidate), references, referenceLengths };
+  };
+  return { imageIds, image, ngramCount: table.size, maxN };
 }

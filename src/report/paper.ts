@@ -1,8 +1,8 @@
 /** The papers' reported numbers (copied from the team's shared folder into notebooks/paper-numbers.json). */
-import * as fs from 'fs';
 import * as path from 'path';
 
 import { PACKAGE_ROOT } from '../paths';
+import { readJsonFile } from '../util/json';
 
 export const PAPER_NUMBERS_FILE = path.join(PACKAGE_ROOT, 'notebooks', 'paper-numbers.json');
 
@@ -26,6 +26,6 @@ export interface PaperNumbers {
 let cached: PaperNumbers | undefined;
 
 export function paperNumbers(): PaperNumbers {
-  cached ??= JSON.parse(fs.readFileSync(PAPER_NUMBERS_FILE, 'utf8')) as PaperNumbers;
+  cached ??= readJsonFile(PAPER_NUMBERS_FILE) as PaperNumbers;
   return cached;
 }

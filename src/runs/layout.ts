@@ -6,6 +6,7 @@
  * runs/<id>/
  *   run.json                      RunInfo: id, config, inputs, backend, status, timestamps
  *   log.jsonl                     one LogLine per line (training steps and validations)
+ *   run.lock                      while a process trains it: {pid, hostname, started}
  *   checkpoints/step-000120/      tfjs weights + optimizer.json + state.json (data position); atomic
  *   checkpoints/latest            name of the newest complete checkpoint directory
  *   predictions/<split>.json      PredictionsFile: caption, references, domain, thumbnail, per-image scores
@@ -17,6 +18,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { readJsonFile } from '../util/json';
 
 export const RUN_FILE = 'run.json';
 export const LOG_FILE = 'log.jsonl';
@@ -24,6 +26,8 @@ export const PREDICTIONS_DIR = 'predictions';
 export const SCORES_DIR = 'scores';
 export const THUMBS_DIR = 'thumbs';
 export const CHECKPOINTS_DIR = 'checkpoints';
+/** Held by the process training the run (pid, hostname, start time). */
+export const LOCK_FILE = 'run.lock';
 
 export type RunStatus = 'running' | 'done' | 'failed';
 
@@ -97,7 +101,7 @@ export interface ScoresFile {
 
 
 export function readRunInfo(runDir: string): RunInfo {
-  return JSON.parse(fs.readFileSync(path.join(runDir, RUN_FILE), 'utf8')) as RunInfo;
+  return readJsonFile(path.join(runDir, RUN_FILE)) as RunInfo;
 }
 
 /** Run directories under `runsRoot` (those with a run.json), newest first. */
@@ -108,7 +112,7 @@ export function listRuns(runsRoot: string): RunInfo[] {
     const file = path.join(runsRoot, name, RUN_FILE);
     if (!fs.existsSync(file)) continue;
     try {
-      out.push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunInfo);
+      out.push(readJsonFile(file) as RunInfo);
     } catch {
       // a run.json being rewritten: skip it this time
     }
@@ -129,14 +133,14 @@ export function predictionSplits(runDir: string): string[] {
 
 export function readPredictions(runDir: string, split: string): PredictionsFile {
   const file = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
-  const value = JSON.parse(fs.readFileSync(file, 'utf8')) as PredictionsFile;
+  const value = readJsonFile(file) as PredictionsFile;
   if (value.version !== 1 || !Array.isArray(value.items)) throw new Error(`${file}: not a cckit predictions file (version 1)`);
   return value;
 }
 
 export function readScores(runDir: string, split: string): ScoresFile | undefined {
   const file = path.join(runDir, SCORES_DIR, `${split}.json`);
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as ScoresFile) : undefined;
+  return fs.existsSync(file) ? (readJsonFile(file) as ScoresFile) : undefined;
 }
 
 export function readLog(runDir: string): LogLine[] {

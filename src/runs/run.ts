@@ -7,8 +7,9 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { LOG_FILE, LogLine, RUN_FILE, RunInfo, readRunInfo } from './layout';
+import { LOCK_FILE, LOG_FILE, LogLine, RUN_FILE, RunInfo, readRunInfo } from './layout';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic';
+import { acquireLock, Lock } from '../util/lock';
 
 /** JSON with object keys sorted, so equal configs hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -36,22 +37,39 @@ export function runId(name: string | undefined, config: unknown, inputs: Record<
 export class Run {
   readonly dir: string;
   info: RunInfo;
+  private readonly lock: Lock;
 
-  private constructor(dir: string, info: RunInfo) {
+  private constructor(dir: string, info: RunInfo, lock: Lock) {
     this.dir = dir;
     this.info = info;
+    this.lock = lock;
   }
 
-  /** Opens `runsRoot/<id>`: existing (to reuse or resume) or new. `force` starts it afresh. */
+  /**
+   * Opens `runsRoot/<id>`: existing (to reuse or resume) or new; `force` starts it afresh. The run is
+   * locked (runs/<id>/run.lock) until `release()` or exit: a second process opening it fails at once,
+   * before it can train into, truncate or delete the run.
+   */
   static open(runsRoot: string, id: string, init: Omit<RunInfo, 'id' | 'status' | 'created' | 'updated'>, force = false): Run {
     const dir = path.join(runsRoot, id);
-    if (force) fs.rmSync(dir, { recursive: true, force: true });
-    if (fs.existsSync(path.join(dir, RUN_FILE))) return new Run(dir, readRunInfo(dir));
     fs.mkdirSync(dir, { recursive: true });
-    const now = new Date().toISOString();
-    const run = new Run(dir, { id, status: 'running', created: now, updated: now, ...init });
-    run.save();
-    return run;
+    const lock = acquireLock(path.join(dir, LOCK_FILE), { what: `run ${id} (${dir})` });
+    try {
+      if (force) for (const name of fs.readdirSync(dir)) if (name !== LOCK_FILE) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+      if (fs.existsSync(path.join(dir, RUN_FILE))) return new Run(dir, readRunInfo(dir), lock);
+      const now = new Date().toISOString();
+      const run = new Run(dir, { id, status: 'running', created: now, updated: now, ...init }, lock);
+      run.save();
+      return run;
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  /** Lets other processes open the run. */
+  release(): void {
+    this.lock.release();
   }
 
   get done(): boolean {

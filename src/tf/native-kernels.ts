@@ -393,7 +393,10 @@ function nativeUnsortedSegmentSum(
 }
 
 /** GatherV2 along axis 0 (embedding lookups): rows copied; an index out of range throws as tfjs does. */
-function nativeGather(native: NativeAddon, args: { inputs: { x: TensorInfo; indices: TensorInfo }; backend: WasmBackendLike; attrs: { axis: number; batchDims: number } }) {
+function nativeGather(
+  native: NativeAddon,
+  args: { inputs: { x: TensorInfo; indices: TensorInfo }; backend: WasmBackendLike; attrs: { axis: number; batchDims: number } },
+) {
   const tf = loadTf();
   const { x, indices } = args.inputs;
   if (!fourBytes(x.dtype) || indices.dtype !== 'int32' || (args.attrs.batchDims ?? 0) !== 0 || x.shape.length === 0) return undefined;
@@ -499,7 +502,18 @@ export const FUSED_DROPOUT = 'CckitDropout';
 export const FUSED_LAYER_NORM_GRAD = 'CckitLayerNormGrad';
 
 /** The tfjs-backend-wasm kernels `useNativeKernels(true)` replaces (the fused ops' kernels are added). */
-export const NATIVE_KERNELS = ['BatchMatMul', '_FusedMatMul', 'Identity', 'Cast', 'Sum', 'SplitV', 'Concat', 'Transpose', 'UnsortedSegmentSum', 'GatherV2'] as const;
+export const NATIVE_KERNELS = [
+  'BatchMatMul',
+  '_FusedMatMul',
+  'Identity',
+  'Cast',
+  'Sum',
+  'SplitV',
+  'Concat',
+  'Transpose',
+  'UnsortedSegmentSum',
+  'GatherV2',
+] as const;
 
 /** Each replaced kernel's native function; undefined from it hands the call to the kernel underneath. */
 function nativeKernelFunc(native: NativeAddon, name: (typeof NATIVE_KERNELS)[number]): ((args: never) => TensorInfo | TensorInfo[] | undefined) | undefined {

@@ -4,7 +4,7 @@ import { TransformerCaptioner, TransformerConfig } from '../models/transformer';
 import type { CaptionModel } from '../models/types';
 import type { Vocabulary } from '../text/vocab';
 import { initBackend } from '../tf/backend';
-import { latestCheckpoint, loadCheckpoint } from './checkpoint';
+import { loadLatestCheckpoint } from './checkpoint';
 import type { ModelSpec } from './models';
 import { readVocab } from './trainer';
 
@@ -15,12 +15,15 @@ export interface LoadedModel {
   spec: ModelSpec;
 }
 
-/** Loads `runs/<id>` (or a checkpoint directory inside one). */
-export async function loadRunModel(runOrCheckpointDir: string): Promise<LoadedModel> {
+/**
+ * Loads `runs/<id>` (its newest checkpoint that verifies; `warn` gets a line per one skipped) or a
+ * checkpoint directory inside one.
+ */
+export async function loadRunModel(runOrCheckpointDir: string, options: { warn?: (line: string) => void } = {}): Promise<LoadedModel> {
   await initBackend({ logger: () => {} });
-  const checkpoint = latestCheckpoint(runOrCheckpointDir);
-  if (!checkpoint) throw new Error(`${runOrCheckpointDir}: no checkpoint (not a trained cckit run?)`);
-  const ckpt = loadCheckpoint(checkpoint, { optimizer: false });
+  const ckpt = loadLatestCheckpoint(runOrCheckpointDir, { optimizer: false, warn: options.warn });
+  if (!ckpt) throw new Error(`${runOrCheckpointDir}: no checkpoint (not a trained cckit run?)`);
+  const checkpoint = ckpt.dir;
   const config = ckpt.modelConfig as { spec: ModelSpec; resolved: TransformerConfig | LstmConfig };
   if (!config?.spec || !config.resolved) throw new Error(`${checkpoint}/model.json: no model config`);
   const model: CaptionModel =

@@ -27,10 +27,11 @@ import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../text/tokens';
 import { LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
+import { readJsonFile } from '../util/json';
 import { mixSeed, seededRandom } from '../util/random';
 import { initBackend, loadTf } from '../tf/backend';
 import { softmaxCrossEntropy } from '../tf/fused';
-import { latestCheckpoint, loadCheckpoint, saveCheckpoint } from './checkpoint';
+import { loadLatestCheckpoint, saveCheckpoint } from './checkpoint';
 import { BatchStream, DataPosition, DataSource, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
 import { createModel, ModelSpec } from './models';
 import { Optimizer, OptimizerConfig, clipByGlobalNorm, learningRateAt } from './optimizers';
@@ -113,7 +114,6 @@ export const VOCAB_FILE = 'vocab.json';
 export async function train(config: TrainConfig, options: TrainOptions): Promise<TrainedRun> {
   const log = options.logger ?? ((line: string) => process.stderr.write(line + '\n'));
   const backend = await initBackend({ logger: () => {} });
-  const tf = loadTf();
 
   // Identity: config + input contents + visual features + parent run.
   const inputs: Record<string, string> = { features: options.visual.id };
@@ -127,6 +127,23 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     { name: config.name, config, inputs, backend: backend.name, features: options.visual.spec, parent: config.init ? inputs.parent : undefined },
     options.force,
   );
+  try {
+    return await trainOpened(run, config, options, log, backend);
+  } finally {
+    run.release();
+  }
+}
+
+/** The training itself, in a run this process holds the lock of. */
+async function trainOpened(
+  run: Run,
+  config: TrainConfig,
+  options: TrainOptions,
+  log: (line: string) => void,
+  backend: Awaited<ReturnType<typeof initBackend>>,
+): Promise<TrainedRun> {
+  const tf = loadTf();
+  const id = run.info.id;
   if (run.done) {
     log(`cckit: run ${id} is finished; reusing it (force to train again)`);
     return { dir: run.dir, id, info: run.info, vocab: readVocab(run.dir), stepsRun: 0 };
@@ -174,9 +191,9 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   const totalSteps = config.steps ?? Math.ceil((config.epochs ?? 1) * stream.stepsPerEpoch);
   let step = 0;
 
-  const resumeFrom = latestCheckpoint(run.dir);
-  if (resumeFrom) {
-    const ckpt = loadCheckpoint<TrainState>(resumeFrom);
+  const ckpt = loadLatestCheckpoint<TrainState>(run.dir, { warn: log });
+  const resumeFrom = ckpt?.dir;
+  if (ckpt && resumeFrom) {
     assignAll(variables, ckpt.weights, resumeFrom);
     optimizer.loadState(ckpt.optimizer);
     optimizer.iterations = ckpt.state.iterations;
@@ -187,11 +204,10 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
     run.truncateLog(step);
     log(`cckit: resuming ${id} from ${path.basename(resumeFrom)} (step ${step} of ${totalSteps})`);
   } else if (parentDir) {
-    const parentCkpt = latestCheckpoint(parentDir);
-    if (!parentCkpt) throw new Error(`${parentDir}: no checkpoint to fine-tune from`);
-    const ckpt = loadCheckpoint<TrainState>(parentCkpt, { optimizer: false });
-    loadFromParent(model, ckpt.weights, readVocab(parentDir), vocab, parentCkpt);
-    disposeMap(ckpt.weights);
+    const parent = loadLatestCheckpoint<TrainState>(parentDir, { optimizer: false, warn: log });
+    if (!parent) throw new Error(`${parentDir}: no checkpoint to fine-tune from`);
+    loadFromParent(model, parent.weights, readVocab(parentDir), vocab, parent.dir);
+    disposeMap(parent.weights);
     run.truncateLog(-1);
     log(`cckit: fine-tuning from ${path.basename(parentDir)}`);
   } else run.truncateLog(-1);
@@ -533,7 +549,7 @@ export function disposeInput(input: EncoderInput): void {
 function readVocab(runDir: string): Vocabulary {
   const file = path.join(runDir, VOCAB_FILE);
   if (!fs.existsSync(file)) throw new Error(`${runDir}: no ${VOCAB_FILE} (not a cckit training run?)`);
-  return Vocabulary.fromJson(JSON.parse(fs.readFileSync(file, 'utf8')) as VocabularyJson);
+  return Vocabulary.fromJson(readJsonFile(file) as VocabularyJson);
 }
 
 export { readVocab };

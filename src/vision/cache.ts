@@ -9,8 +9,9 @@
  * Atomicity: a chunk is written to a temporary sibling, fsynced and renamed before the index
  * that names it is (the same way) replaced, so the index only ever names complete chunks and a
  * crash leaves at most an unreferenced chunk or temporary file; a chunk whose size or checksum
- * does not match the index is refused. Appending re-reads the index from disk and merges, so
- * sequential runs (or workers writing disjoint keys one after another) never lose entries.
+ * does not match the index is refused. Appending re-reads the index from disk and merges it while
+ * holding `index.json.lock` (src/util/lock.ts), so processes appending at the same time never lose
+ * each other's entries.
  *
  * Reading: chunks are read whole into memory on first use (a few MB each) and records are
  * Float32Array views into them.
@@ -20,6 +21,8 @@ import * as path from 'path';
 import type { Backbone } from './backbone';
 import { GRID_SIZE, computeFeatures, type FeatureFailure, type FeatureOptions, type ImageFeatures, type ImageRef, type RegionPolicy } from './features';
 import { writeFileAtomic } from '../util/atomic';
+import { isRecord, readJsonFile } from '../util/json';
+import { withLock } from '../util/lock';
 import { DEFAULT_CACHE_DIR } from './world-cnn';
 
 export const FEATURE_STORE_VERSION = 1;
@@ -101,8 +104,8 @@ export class FeatureStore {
 
   private readIndex(): StoreIndex | undefined {
     if (!fs.existsSync(this.indexFile)) return undefined;
-    const index = JSON.parse(fs.readFileSync(this.indexFile, 'utf8')) as StoreIndex;
-    if (index.format !== 'cckit-features' || index.version !== FEATURE_STORE_VERSION)
+    const index = readJsonFile(this.indexFile) as StoreIndex;
+    if (!isRecord(index) || index.format !== 'cckit-features' || index.version !== FEATURE_STORE_VERSION)
       throw new Error(`${this.indexFile}: not a cckit feature index (version ${FEATURE_STORE_VERSION})`);
     if (index.backbone !== this.backboneId || index.featureDim !== this.featureDim || index.gridSize !== GRID_SIZE) {
       throw new Error(`${this.indexFile}: holds ${index.backbone} (D=${index.featureDim}), not ${this.backboneId} (D=${this.featureDim})`);
@@ -180,13 +183,17 @@ export class FeatureStore {
     const file = `chunk-${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}.bin`;
     fs.mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(path.join(this.dir, file), bytes);
-    // merge with what is on disk now (another run may have appended since we read it)
-    const current = this.readIndex() ?? this.emptyIndex();
-    const chunkIndex = current.chunks.length;
-    current.chunks.push({ file, bytes: bytes.length, checksum: checksum(bytes) });
-    for (const [key, offset, r, tags] of placed) current.entries[key] = [chunkIndex, offset, r, tags];
-    current.updated = new Date().toISOString();
-    writeFileAtomic(this.indexFile, JSON.stringify(current) + '\n');
+    // Merge with what is on disk now (another process may have appended since we read it), locked
+    // so that two appenders cannot both read the old index and each write it back without the other's chunk.
+    const current = withLock(`${this.indexFile}.lock`, { what: `feature index ${this.indexFile}`, waitMs: 60_000 }, () => {
+      const onDisk = this.readIndex() ?? this.emptyIndex();
+      onDisk.chunks.push({ file, bytes: bytes.length, checksum: checksum(bytes) });
+      for (const [key, offset, r, tags] of placed) onDisk.entries[key] = [onDisk.chunks.length - 1, offset, r, tags];
+      onDisk.updated = new Date().toISOString();
+      writeFileAtomic(this.indexFile, JSON.stringify(onDisk) + '\n');
+      return onDisk;
+    });
+    const chunkIndex = current.chunks.length - 1;
     // chunk numbers may have shifted if the index changed on disk: drop cached chunks
     if (current.chunks.length !== this.index.chunks.length + 1) this.loaded.clear();
     this.index = current;

@@ -41,6 +41,7 @@ import { conceptSampler, sceneFor, type ConceptSampler, type SceneOptions } from
 import type { Concept, Scene } from '../world/types';
 import { writeFileAtomic } from '../util/atomic';
 import { mixSeed, seededRandom } from '../util/random';
+import { readJsonFile } from '../util/json';
 import { WORDNET_TOP_NODES } from '../wordnet/basic-level';
 
 type Tfjs = typeof TF;
@@ -762,7 +763,7 @@ export function loadWorldCnn(dir: string, id: string): WorldCnn | undefined {
   if (!fs.existsSync(json) || !fs.existsSync(bin)) return undefined;
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(fs.readFileSync(json, 'utf8')) as Manifest;
+    manifest = readJsonFile(json) as Manifest;
   } catch {
     return undefined;
   }
