@@ -137,8 +137,9 @@ export function buildProgram(): Command {
     .option('--decode <preset>', 'cc12m (beam 5, α 0.6, max 36), cc3m (beam 4), narratives (max 180) or greedy', 'cc12m')
     .option('--format <format>', 'coco (COCO results) or nocaps (submission: integer image ids)', 'coco')
     .option('--limit <n>', 'caption only the first n images')
-    .option('--features <json>', "visual features spec, when the run's run.json has none")
-    .action(runCaption);
+    .option('--features <json>', "visual features spec, when the run's run.json has none");
+  // the thumbnails written beside the predictions load the images
+  addFetchOptions(program.commands.at(-1)!).action(runCaption);
 
   registerEvalCommand(program);
 

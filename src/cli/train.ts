@@ -12,7 +12,9 @@ import { readJsonFile } from '../util/json';
 import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
 import { train } from '../train/trainer';
+import { ImageSource } from '../data/images';
 import { validateTrainFile } from './config';
+import { fetchFlags } from './filter';
 import { parseChoice, parseJsonOption, parseWholeNumber } from './options';
 
 export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
@@ -49,6 +51,9 @@ export async function runCaption(flags: {
   format: string;
   limit?: string;
   features?: string;
+  allowPrivate?: boolean;
+  ignoreRobotsTag?: boolean;
+  contact?: string;
 }): Promise<void> {
   const format = parseChoice('--format', flags.format, ['coco', 'nocaps']);
   const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit, 1);
@@ -66,6 +71,8 @@ export async function runCaption(flags: {
       split: path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_'),
       decode,
       progress: (done, total) => progress('caption', done, total),
+      // relative image paths in the annotation file name files beside it
+      images: new ImageSource({ ...fetchFlags(flags), baseDir: path.dirname(path.resolve(flags.in)) }),
     });
     progress.stop();
     const preds = result.predictions.items.map((p) => ({ image_id: p.image_id, caption: p.caption }));
