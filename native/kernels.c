@@ -549,6 +549,11 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* The sha256 of this file when it was built (scripts/build-native.mjs passes it), so a stale build is noticed. */
+#ifndef CCKIT_SOURCE_SHA256
+#define CCKIT_SOURCE_SHA256 "unknown"
+#endif
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"gemm", NULL, gemm, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -571,6 +576,10 @@ static napi_value init(napi_env env, napi_value exports) {
       {"blasConfig", NULL, blas_config, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
+  napi_value digest;
+  if (napi_create_string_utf8(env, CCKIT_SOURCE_SHA256, NAPI_AUTO_LENGTH, &digest) != napi_ok ||
+      napi_set_named_property(env, exports, "sourceSha256", digest) != napi_ok)
+    return NULL;
   return exports;
 }
 

@@ -4,6 +4,7 @@
 // A machine without them still installs: this prints one line saying why and cckit uses its wasm kernels.
 // CCKIT_NATIVE=0 skips the build; CCKIT_NATIVE=required makes a failed build an error (CI).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +55,8 @@ const args = [
   '-std=c11',
   '-Wall',
   '-DNODE_GYP_MODULE_NAME=cckit_kernels',
+  // lets the loader tell a build of an older kernels.c (src/tf/native-kernels.ts)
+  `-DCCKIT_SOURCE_SHA256="${createHash('sha256').update(fs.readFileSync(source)).digest('hex')}"`,
   ...includeDirs.map((d) => `-I${d}`),
   source,
   '-o',

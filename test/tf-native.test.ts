@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -15,7 +16,7 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { BACKEND_ENV_VAR, initBackend, loadTf } from '../src/tf/backend';
 import { layerNorm, layerNormReference, seededDropout, softmaxCrossEntropy, softmaxCrossEntropyReference } from '../src/tf/fused';
-import { loadNativeAddon, nativeKernelsActive } from '../src/tf/native-kernels';
+import { loadNativeAddon, nativeAddonPath, nativeKernelsActive } from '../src/tf/native-kernels';
 import { doctorReport } from '../src/cli/doctor';
 import { createModel, ModelDims, ModelSpec } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
@@ -359,4 +360,22 @@ test('without the addon: wasm with one line saying why, and wasm-native forced f
   const lines = out.stderr.split('\n').filter((l) => l.startsWith('cckit: tfjs backend'));
   assert.equal(lines.length, 1, out.stderr);
   assert.match(lines[0]!, /^cckit: tfjs backend wasm .*skipped tensorflow, wasm-native; native kernels: .*no-such-addon\.node is not built/);
+});
+
+test('an addon built from another kernels.c is refused with the command that rebuilds it', { skip }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-stale-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'build'));
+    fs.copyFileSync(nativeAddonPath(), path.join(dir, 'build', 'cckit_kernels.node'));
+    fs.writeFileSync(path.join(dir, 'kernels.c'), '/* another version */\n');
+    const script = `try { require('./src/tf/native-kernels').loadNativeAddon(); console.log('loaded'); } catch (e) { console.log(e.message); }`;
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: path.join(__dirname, '..'),
+      encoding: 'utf8',
+      env: { ...process.env, CCKIT_NATIVE_ADDON: path.join(dir, 'build', 'cckit_kernels.node') },
+    });
+    assert.match(out.stdout, /was built from another native\/kernels\.c \(rebuild: npm run build:native\)/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -10,6 +10,7 @@
  * handed to the original kernel.
  */
 import type * as TF from '@tensorflow/tfjs';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -103,6 +104,8 @@ export interface NativeAddon {
   gatherRows(heap: Float32Array, xOff: number, rows: number, rowLength: number, indicesOff: number, count: number, outOff: number): number;
   setThreads(n: number): void;
   getThreads(): number;
+  /** sha256 of native/kernels.c as built. */
+  sourceSha256: string;
   blasConfig(): string;
 }
 
@@ -151,12 +154,23 @@ export function loadNativeAddon(): NativeAddon {
     addonError = `${path.relative(process.cwd(), file) || file} is not built (npm run build:native; Debian: apt-get install -y libopenblas-dev)`;
     throw new Error(addonError);
   }
+  let loaded: NativeAddon;
   try {
-    addon = require(file) as NativeAddon;
+    loaded = require(file) as NativeAddon;
   } catch (e) {
     addonError = `${file}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`;
     throw new Error(addonError);
   }
+  // a build of an older kernels.c lacks kernels this code calls: refuse it rather than fail mid-run
+  const source = path.join(path.dirname(path.dirname(file)), 'kernels.c');
+  if (fs.existsSync(source)) {
+    const digest = crypto.createHash('sha256').update(fs.readFileSync(source)).digest('hex');
+    if (loaded.sourceSha256 !== digest) {
+      addonError = `${file} was built from another native/kernels.c (rebuild: npm run build:native)`;
+      throw new Error(addonError);
+    }
+  }
+  addon = loaded;
   return addon;
 }
 
