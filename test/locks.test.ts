@@ -69,6 +69,25 @@ test('a lock is released when its process is stopped with SIGTERM', async () => 
   assert.ok(!fs.existsSync(file), 'lock file removed');
 });
 
+test('a process holding a lock and a live temporary file still dies by SIGINT, and both files are removed', { timeout: 20_000 }, async (t) => {
+  t.after(() => child.kill('SIGKILL'));
+  // as `cckit train` is after its first checkpoint: the run's lock and an atomic write's temporary
+  const file = path.join(tmp, 'both.lock');
+  const target = path.join(tmp, 'both.json');
+  const src = (name: string) => JSON.stringify(path.join(__dirname, '..', 'src', 'util', name));
+  const script = `require(${src('lock.ts')}).acquireLock(${JSON.stringify(file)}, { what: 'x' });
+    const t = require(${src('atomic.ts')}).temporaryPath(${JSON.stringify(target)}); require('fs').writeFileSync(t, '1');
+    process.stdout.write(t + '\\n'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const temporary = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  assert.ok(fs.existsSync(file) && fs.existsSync(temporary));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  child.kill('SIGINT');
+  assert.equal(await exited, 'SIGINT', 'dies by the signal: the two cleanups do not take each other for a foreign handler');
+  assert.ok(!fs.existsSync(file), 'lock file removed');
+  assert.ok(!fs.existsSync(temporary), 'temporary removed');
+});
+
 test('--force refuses to delete a run another live process holds; a dead holder is recovered', async () => {
   const runsRoot = path.join(tmp, 'runs');
   const first = Run.open(runsRoot, 'held-run', { config: {} });

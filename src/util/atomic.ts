@@ -8,45 +8,20 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { isMainThread } from 'worker_threads';
+import { onProcessEnd, removeProcessEndCleanup } from './exit-cleanup';
 
 const live = new Set<string>();
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
-let installed = false;
 
 function removeLive(): void {
   for (const file of live) fs.rmSync(file, { force: true, recursive: true });
   live.clear();
 }
 
-function onSignal(signal: NodeJS.Signals): void {
-  // someone else handles this signal (the notebook kernel interrupts a cell on SIGINT): not ours to end
-  if (process.listenerCount(signal) > 1) return;
-  removeLive();
-  uninstall();
-  // die by the same signal (exit status 128 + n), as the default handler would have
-  process.kill(process.pid, signal);
-}
-
-function install(): void {
-  if (installed || !isMainThread) return;
-  installed = true;
-  for (const signal of SIGNALS) process.on(signal, onSignal);
-  process.on('exit', removeLive);
-}
-
-function uninstall(): void {
-  if (!installed) return;
-  installed = false;
-  for (const signal of SIGNALS) process.off(signal, onSignal);
-  process.off('exit', removeLive);
-}
-
 /** A temporary name beside `file`, so the final rename stays on one file system; removed if the process is killed first. */
 export function temporaryPath(file: string): string {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   live.add(temporary);
-  install();
+  onProcessEnd(removeLive);
   return temporary;
 }
 
@@ -54,7 +29,7 @@ export function temporaryPath(file: string): string {
 export function releaseTemporary(temporary: string): void {
   live.delete(temporary);
   // no handlers while nothing is live: a process without temporaries keeps Node's own signal behaviour
-  if (live.size === 0) uninstall();
+  if (live.size === 0) removeProcessEndCleanup(removeLive);
 }
 
 /** Removes a temporary file (or folder) and forgets it. */

@@ -7,6 +7,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 
+import { onProcessEnd, removeProcessEndCleanup } from './exit-cleanup';
+
 export interface LockHolder {
   pid: number;
   hostname: string;
@@ -49,28 +51,10 @@ export interface LockOptions {
 }
 
 const held = new Map<string, string>(); // lock file → our token
-let handlersInstalled = false;
 
 function releaseAll(): void {
   for (const [file, token] of held) removeIfOurs(file, token);
   held.clear();
-}
-
-function installHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  process.on('exit', releaseAll);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    const onSignal = (): void => {
-      // Another handler (the notebook kernel's interrupt) decides whether the process ends; if it
-      // exits, the 'exit' handler releases. Alone, die by the signal as without this handler.
-      if (process.listenerCount(signal) > 1) return;
-      releaseAll();
-      process.removeListener(signal, onSignal);
-      process.kill(process.pid, signal);
-    };
-    process.on(signal, onSignal);
-  }
 }
 
 function readHolder(file: string): LockHolder | undefined {
@@ -149,7 +133,7 @@ export function acquireLock(file: string, options: LockOptions): Lock {
       } finally {
         fs.closeSync(fd);
       }
-      installHandlers();
+      onProcessEnd(releaseAll);
       held.set(file, holder.token);
       return {
         file,
@@ -157,6 +141,7 @@ export function acquireLock(file: string, options: LockOptions): Lock {
           if (held.get(file) !== holder.token) return;
           held.delete(file);
           removeIfOurs(file, holder.token);
+          if (held.size === 0) removeProcessEndCleanup(releaseAll);
         },
       };
     } catch (err) {
