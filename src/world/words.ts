@@ -137,3 +137,48 @@ export const NON_ENGLISH_TEMPLATES = [
   'Uma foto de {} no mercado',
   'Een {} in het park',
 ];
+
+/** What a long product description says its object is good for. */
+export const OCCASIONS = ['a birthday', 'the holidays', 'your garden', 'the kitchen', 'a wedding', 'everyday use', 'kids and adults', 'a weekend trip'];
+
+/** Adjectives people use in reference captions (colours, sizes, looks; wider than alt-text's). */
+export const REFERENCE_ADJECTIVES = [
+  ...ADJECTIVES,
+  'round',
+  'striped',
+  'shiny',
+  'wooden',
+  'tall',
+  'pale',
+  'pink',
+  'orange',
+  'purple',
+  'brown',
+  'black',
+  'gray',
+  'spotted',
+  'big',
+  'little',
+  'cute',
+  'strange',
+  'plain',
+];
+
+/** How an object is placed, in reference captions. */
+export const POSES = ['sitting', 'lying', 'placed', 'resting', 'standing', 'shown', 'displayed', 'drawn'];
+
+/** Backgrounds people mention. */
+export const BACKDROPS = [
+  'a plain background',
+  'a blue background',
+  'a dark background',
+  'a textured background',
+  'a light backdrop',
+  'a grainy background',
+  'a colorful backdrop',
+  'a striped background',
+  'a gray surface',
+  'a patterned wall',
+  'a green background',
+  'a white surface',
+];

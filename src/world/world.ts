@@ -79,9 +79,9 @@ export class World {
     this.webScenes = options.webScenes ?? {};
     this.all = conceptSampler(this.concepts);
     this.common = conceptSampler(this.concepts, cocoConceptIndices(this.concepts));
-    // nocaps's novel objects are spread over the whole tail, so out-of-domain draws are uniform over it
-    const tail = longTailConceptIndices(this.concepts);
-    this.tail = (random) => tail[Math.floor(random() * tail.length)];
+    // nocaps's novel objects are Open Images classes COCO lacks: everyday web objects, so they are
+    // drawn by web frequency over the tail (CC12M Table 9: the web covers them), not uniformly
+    this.tail = conceptSampler(this.concepts, longTailConceptIndices(this.concepts));
   }
 
   /** The scene of image `id` of `split` (for nocaps, its domain decides the concepts). */
