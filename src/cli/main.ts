@@ -14,7 +14,7 @@ import { addFetchOptions, runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
-import { runWorldBuild, runWorldServe } from './world';
+import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
 
 export function buildProgram(): Command {
   const program = new Command('cckit')
@@ -70,6 +70,15 @@ export function buildProgram(): Command {
     .option('-s, --seed <n>', 'world seed', '0')
     .option('--port <n>', 'port (0 picks a free one)', '0')
     .action(runWorldServe);
+  world
+    .command('check')
+    .description("measure the world against the papers' statistics (pool ratio, precision, <PERSON>, Table 1, rare words, Table 9, human CIDEr-D)")
+    .option('-p, --preset <name>', 'experiment preset whose world and filtered pools are checked: tiny or small', 'tiny')
+    .option('-s, --seed <n>', 'world seed', '0')
+    .option('--cache <dir>', 'world data and filtered pools (shared with table3)', '.cckit-cache')
+    .option('--k <list>', 'comma-separated mention thresholds of the nocaps out-of-domain coverage', '1,5,10')
+    .option('--json', 'print the result as JSON', false)
+    .action(runWorldCheck);
 
   program
     .command('stats')

@@ -4,6 +4,8 @@ import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../wor
 import { World } from '../world/world';
 import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
+import { RECIPES } from '../experiments/recipe';
+import { formatWorldCheck, worldCheck } from '../experiments/world-check';
 import { parseChoice, parsePositiveNumber, parseWholeNumber } from './options';
 
 export interface WorldBuildFlags {
@@ -63,4 +65,38 @@ export async function runWorldServe(flags: { seed: string; port: string }): Prom
   console.log(`serving world seed ${world.seed} at ${server.url}/${world.seed}/web/0.jpg … (Ctrl-C stops)`);
   await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
   await server.close();
+}
+
+export interface WorldCheckFlags {
+  preset: string;
+  seed: string;
+  cache: string;
+  k: string;
+  json: boolean;
+}
+
+/** `cckit world check`: the world's statistics against the papers' (src/world/calibration.ts). */
+export async function runWorldCheck(flags: WorldCheckFlags): Promise<void> {
+  const preset = parseChoice('--preset', flags.preset, Object.keys(RECIPES) as (keyof typeof RECIPES)[]);
+  const seed = parseWholeNumber('--seed', flags.seed);
+  const ks = flags.k.split(',').map((k) => parseWholeNumber('--k', k, 1));
+  const progress = terminalProgress();
+  try {
+    const result = await worldCheck({
+      preset,
+      seed,
+      cacheDir: flags.cache,
+      ks,
+      say: (line) => {
+        progress.stop();
+        process.stderr.write(`${line}\n`);
+      },
+      progress,
+    });
+    progress.stop();
+    if (flags.json) process.stdout.write(JSON.stringify(result) + '\n');
+    else console.log(formatWorldCheck(result));
+  } finally {
+    progress.stop();
+  }
 }
