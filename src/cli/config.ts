@@ -165,6 +165,7 @@ const trainFile = object<TrainFileConfig>(
       if (typeof v !== 'number' || !(v >= 0 && v < 1)) fail(at, 'a number in [0, 1)', v);
     },
     checkpointEvery: integer(1),
+    keepCheckpoints: integer(1),
     logEvery: integer(1),
     init: object<NonNullable<TrainConfig['init']>>({ fromRun: string, vocab: oneOf(['keep', 'fresh']) }, ['fromRun', 'vocab']),
     workers: integer(1),

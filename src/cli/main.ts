@@ -156,6 +156,7 @@ export function buildProgram(): Command {
     .command('table3')
     .description('CC12M Table 3 end to end on the embedded world: filter, pre-train (none/CC3M/CC12M/both), fine-tune on COCO, nocaps CIDEr by domain')
     .option('-p, --preset <name>', 'tiny (minutes on a CPU) or small', 'tiny')
+    .option('-s, --seed <n>', 'world and training seed', '0')
     .option('--runs <dir>', 'runs root', 'runs')
     .option('--cache <dir>', 'world data, filtered pools, backbone and features', '.cckit-cache')
     .option('--force', 'retrain every run', false)

@@ -90,8 +90,9 @@ function featuresOfRun(runJson: string): FeatureSpec {
   return features;
 }
 
-export async function runTable3Command(flags: { preset: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
-  const config = RECIPES[parseChoice('--preset', flags.preset, Object.keys(RECIPES) as (keyof typeof RECIPES)[])];
+export async function runTable3Command(flags: { preset: string; seed: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
+  const preset = RECIPES[parseChoice('--preset', flags.preset, Object.keys(RECIPES) as (keyof typeof RECIPES)[])];
+  const config = { ...preset, seed: parseWholeNumber('--seed', flags.seed) };
   const progress = terminalProgress();
   const result = await runTable3(config, {
     runsRoot: flags.runs,
@@ -107,7 +108,7 @@ export async function runTable3Command(flags: { preset: string; runs: string; ca
   if (flags.json) console.log(JSON.stringify(result, null, 1));
   else {
     console.log(
-      `\nCC12M Table 3 on the ${config.preset} world: nocaps-val CIDEr after fine-tuning on COCO-like (${config.decode.method} ${config.decode.beamSize}); pools ${Object.entries(
+      `\nCC12M Table 3 on the ${config.preset} world, seed ${config.seed}: nocaps-like CIDEr after fine-tuning on COCO-like (${config.decode.method} ${config.decode.beamSize}; checkpoint chosen on val, test at the same checkpoint); pools ${Object.entries(
         result.pools,
       )
         .map(([k, v]) => `${k} ${v} pairs`)

@@ -22,7 +22,7 @@ import { commitTemporary, temporaryPath, writeJsonAtomic } from '../util/atomic'
 import { writeShards, ShardRow } from './webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
-import { CaptionedWorldImage, World, WorldOptions } from '../world/world';
+import { CaptionedWorldImage, World, WORLD_GENERATION, WorldOptions } from '../world/world';
 import { FORMAT_EXTENSION } from '../world/url';
 
 export interface BuildOptions extends WorldOptions {
@@ -38,6 +38,8 @@ export interface BuildOptions extends WorldOptions {
 
 export interface BuildManifest {
   cckitWorld: 1;
+  /** The generator's generation (WORLD_GENERATION) the files were written by. */
+  generation: number;
   seed: number;
   preset: WorldPresetName | 'custom';
   sizes: Record<WorldSplit, number>;
@@ -141,6 +143,7 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
 
   const manifest: BuildManifest = {
     cckitWorld: 1,
+    generation: WORLD_GENERATION,
     seed: options.seed,
     preset: options.sizes ? 'custom' : preset,
     sizes,

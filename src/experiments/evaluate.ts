@@ -16,6 +16,8 @@ export interface CaptionSplitOptions {
   /** Name of the split in the run layout (e.g. "nocaps-val"). */
   split: string;
   decode: DecodeSettings;
+  /** Caption with this checkpoint of the run (its folder) instead of the latest. */
+  checkpoint?: string;
   /** Shared thumbnail cache (default: `<runs root>/.thumbs`). */
   thumbsCache?: string;
   thumbnails?: boolean;
@@ -26,7 +28,7 @@ export interface CaptionSplitOptions {
 }
 
 export async function captionSplit(runDir: string, images: readonly EvalImage[], visual: VisualProvider, options: CaptionSplitOptions): Promise<RunEvaluation> {
-  const { model, vocab } = await loadRunModel(runDir);
+  const { model, vocab } = await loadRunModel(options.checkpoint ?? runDir);
   try {
     await visual.prepare(images.map((i) => i.key));
     const batchSize = options.batchSize ?? 50;

@@ -18,12 +18,15 @@ import * as path from 'path';
 import { describeDecoder } from '../decode';
 import { filterPool } from '../filters/run';
 import { LogLine, PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
-import { readEvalImages, readExamples } from '../train/data';
+import { EvalImage, readEvalImages, readExamples } from '../train/data';
+import { listCheckpoints } from '../train/checkpoint';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { startWorker, WorkerPort } from '../util/workers';
 import { buildWorld } from '../data/build-world';
 import { worldCatalog } from '../world/catalog';
+import { WORLD_GENERATION } from '../world/world';
+import { readJsonFile } from '../util/json';
 import { captionSplit } from './evaluate';
 import { Inputs, Recipe, trainConfigFor } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
@@ -57,13 +60,23 @@ export interface Variant {
 
 export type Scores = Record<'in' | 'near' | 'out' | 'overall', number>;
 
+/** One fine-tuning checkpoint the recipe considered, and its nocaps-val CIDEr. */
+export interface CheckpointChoice {
+  step: number;
+  val: Scores;
+}
+
 /** One result row of any experiment. */
 export interface ResultRow {
   label: string;
-  /** nocaps-val CIDEr (×100) after fine-tuning on COCO. */
+  /** nocaps-val CIDEr (×100) after fine-tuning on COCO (at the chosen checkpoint when the recipe selects one). */
   finetuned: Scores;
   /** nocaps-val CIDEr (×100) of the pre-trained model without fine-tuning. */
   zeroShot?: Scores;
+  /** nocaps-test CIDEr (×100) at the same checkpoints, when the inputs have a test split: not used for any choice. */
+  test?: { finetuned: Scores; zeroShot?: Scores };
+  /** The fine-tuning checkpoints scored on val and the step chosen (recipe `finetune.select`). */
+  selection?: { candidates: CheckpointChoice[]; step: number };
   /** Run ids (folders under the runs root). */
   pretrainRun?: string;
   finetuneRun: string;
@@ -83,11 +96,23 @@ export function featuresOf(recipe: Recipe, options: ExperimentOptions): FeatureS
 export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOptions): Promise<Inputs> {
   if (recipe.data) {
     const d = recipe.data;
-    return { pools: { cc3m: d.pools.cc3m, cc12m: d.pools.cc12m }, cocoTrain: d.cocoTrain, cocoVal: d.cocoVal, nocapsVal: d.nocapsVal, imageRoot: d.imageRoot };
+    return {
+      pools: { cc3m: d.pools.cc3m, cc12m: d.pools.cc12m },
+      cocoTrain: d.cocoTrain,
+      cocoVal: d.cocoVal,
+      nocapsVal: d.nocapsVal,
+      ...(d.nocapsTest ? { nocapsTest: d.nocapsTest } : {}),
+      imageRoot: d.imageRoot,
+    };
   }
   const say = options.say ?? (() => {});
   const root = path.join(options.cacheDir ?? '.cckit-cache', `world-${recipe.preset}-seed${recipe.seed}`);
-  if (!fs.existsSync(path.join(root, 'world.json'))) {
+  const manifest = path.join(root, 'world.json');
+  if (fs.existsSync(manifest) && (readJsonFile(manifest) as { generation?: number }).generation !== WORLD_GENERATION) {
+    say(`${root} was written by an older world generator: rebuilding it and its filtered pools`);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  if (!fs.existsSync(manifest)) {
     say(`building the ${recipe.preset} world (seed ${recipe.seed}) in ${root}`);
     await buildWorld({ out: root, preset: recipe.preset, seed: recipe.seed });
   }
@@ -116,6 +141,7 @@ export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOpti
     cocoTrain: path.join(root, 'coco', 'captions_train.json'),
     cocoVal: path.join(root, 'coco', 'captions_val.json'),
     nocapsVal: path.join(root, 'nocaps', 'nocaps_val.json'),
+    nocapsTest: path.join(root, 'nocaps', 'nocaps_test.json'),
   };
 }
 
@@ -161,7 +187,8 @@ export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs,
 export async function runVariant(recipe: Recipe, variant: Variant, inputs: Inputs, visual: VisualProvider, options: ExperimentOptions): Promise<ResultRow> {
   const say = options.say ?? (() => {});
   const runsRoot = options.runsRoot ?? 'runs';
-  const nocaps = readEvalImages({ path: inputs.nocapsVal, imageRoot: inputs.imageRoot });
+  const splits: Record<string, EvalImage[]> = { 'nocaps-val': readEvalImages({ path: inputs.nocapsVal, imageRoot: inputs.imageRoot }) };
+  if (inputs.nocapsTest) splits['nocaps-test'] = readEvalImages({ path: inputs.nocapsTest, imageRoot: inputs.imageRoot });
   const trainStage = async (cfg: TrainConfig) => {
     say(`training ${cfg.name} (${cfg.steps} steps)`);
     return train(cfg, {
@@ -173,41 +200,67 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
       logger: say,
     });
   };
-  const evaluate = async (runDir: string, label: string): Promise<Scores> => {
+  /** Captions `images` with the run (or one of its checkpoints) and scores them as `split`; reuses a finished scoring. */
+  const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Scores> => {
     // A finished run already captioned with the same decoder: read its scores instead of decoding again.
-    const scoresFile = path.join(runDir, SCORES_DIR, 'nocaps-val.json');
-    const predictionsFile = path.join(runDir, PREDICTIONS_DIR, 'nocaps-val.json');
+    const scoresFile = path.join(runDir, SCORES_DIR, `${split}.json`);
+    const predictionsFile = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
     if (
       !options.force &&
       fs.existsSync(scoresFile) &&
       fs.existsSync(predictionsFile) &&
-      readPredictions(runDir, 'nocaps-val').decoder === describeDecoder(recipe.decode)
+      readPredictions(runDir, split).decoder === describeDecoder(recipe.decode)
     ) {
-      return cider(readScores(runDir, 'nocaps-val')?.domains);
+      return cider(readScores(runDir, split)?.domains);
     }
-    say(`captioning nocaps-val with ${label}`);
-    const result = await captionSplit(runDir, nocaps, visual, {
-      split: 'nocaps-val',
+    say(`captioning ${split} with ${label}`);
+    const result = await captionSplit(runDir, images, visual, {
+      split,
       decode: recipe.decode,
+      checkpoint,
+      // thumbnails only for what the sidebar shows: the splits as reported, not every candidate checkpoint
+      thumbnails: checkpoint === undefined || !split.includes('.step-'),
       progress: options.progress ? (done, total) => options.progress!(`caption ${label}`, done, total) : undefined,
     });
     return cider(result.domains);
   };
   let pretrainRun: string | undefined;
   let zeroShot: Scores | undefined;
+  let zeroShotTest: Scores | undefined;
   const pretrain = pretrainConfig(recipe, variant, inputs);
   if (pretrain) {
     const pre = await trainStage(pretrain);
     pretrainRun = pre.dir;
-    if (recipe.zeroShot) zeroShot = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`);
+    if (recipe.zeroShot) {
+      zeroShot = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`, splits['nocaps-val']!, 'nocaps-val');
+      if (splits['nocaps-test']) zeroShotTest = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`, splits['nocaps-test'], 'nocaps-test');
+    }
   }
   const finetune = finetuneConfig(recipe, variant, inputs, pretrainRun);
   const fine = await trainStage(finetune);
-  const finetuned = await evaluate(fine.dir, finetune.name!);
+  let chosen: string | undefined;
+  let selection: ResultRow['selection'];
+  if (recipe.finetune.select) {
+    const candidates: CheckpointChoice[] = [];
+    let best: { step: number; dir: string; overall: number } | undefined;
+    for (const { step, dir } of listCheckpoints(fine.dir)) {
+      const val = await evaluate(fine.dir, `${finetune.name} step ${step}`, splits['nocaps-val']!, `nocaps-val.${path.basename(dir)}`, dir);
+      candidates.push({ step, val });
+      // ties go to the earlier checkpoint
+      if (!best || val.overall > best.overall) best = { step, dir, overall: val.overall };
+    }
+    if (!best) throw new Error(`${fine.dir}: no checkpoints to choose from`);
+    chosen = best.dir;
+    selection = { candidates, step: best.step };
+  }
+  const finetuned = await evaluate(fine.dir, finetune.name!, splits['nocaps-val']!, 'nocaps-val', chosen);
+  const finetunedTest = splits['nocaps-test'] ? await evaluate(fine.dir, finetune.name!, splits['nocaps-test'], 'nocaps-test', chosen) : undefined;
   return {
     label: variant.label,
     finetuned,
     ...(zeroShot ? { zeroShot } : {}),
+    ...(finetunedTest ? { test: { finetuned: finetunedTest, ...(zeroShotTest ? { zeroShot: zeroShotTest } : {}) } } : {}),
+    ...(selection ? { selection } : {}),
     ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
     finetuneRun: fine.id,
   };

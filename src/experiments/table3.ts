@@ -7,7 +7,9 @@
  */
 import { paperNumbers } from '../report/paper';
 import { formatTable } from '../report/table';
-import type { PretrainSource, Recipe } from './recipe';
+import { leaveOneOutCider, type HumanScores } from '../metrics/human';
+import { readEvalImages } from '../train/data';
+import type { Inputs, PretrainSource, Recipe } from './recipe';
 import { fmt } from './report';
 import { ExperimentOptions, poolSizes, ResultRow, runVariants, Variant } from './runner';
 
@@ -17,6 +19,8 @@ export type Table3Row = { pretraining: PretrainSource } & Omit<ResultRow, 'label
 export interface Table3Result {
   config: Recipe;
   rows: Table3Row[];
+  /** Leave-one-out CIDEr-D of the references (one scored against the others): the tables' "Human" row. */
+  human: { val: HumanScores; test?: HumanScores };
   /** Pairs in each pre-training pool. */
   pools: Record<string, number>;
   seconds: number;
@@ -35,22 +39,52 @@ export async function runTable3(recipe: Recipe, options: ExperimentOptions): Pro
   const started = Date.now();
   const { inputs, results } = await runVariants(recipe, table3Variants(recipe), options);
   const rows: Table3Row[] = results.map(({ label: _label, ...r }, i) => ({ pretraining: recipe.rows[i]!, ...r }));
-  return { config: recipe, rows, pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
+  return { config: recipe, rows, human: humanBaseline(inputs), pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
 }
 
-/** Rows of the Table 3 comparison: measured nocaps-val CIDEr per domain, the paper's overall beside. */
+/** The human baseline of the inputs' nocaps val (and test) references. */
+export function humanBaseline(inputs: Inputs): Table3Result['human'] {
+  const of = (file: string) => leaveOneOutCider(readEvalImages({ path: file, imageRoot: inputs.imageRoot }));
+  return { val: of(inputs.nocapsVal), ...(inputs.nocapsTest ? { test: of(inputs.nocapsTest) } : {}) };
+}
+
+/**
+ * Rows of the Table 3 comparison: nocaps-val CIDEr per domain at the checkpoint chosen on val,
+ * nocaps-test at the same checkpoint (never used for a choice), zero-shot, the paper's overall
+ * beside, and a last "human" row (leave-one-out CIDEr-D of the references).
+ */
 export function table3Rows(result: Table3Result): Record<string, string>[] {
   const paper = paperNumbers().cc12m.table3_nocaps_val_overall_cider;
-  return result.rows.map((row) => ({
+  const rows: Record<string, string>[] = result.rows.map((row) => ({
     'pre-training': row.pretraining,
     in: fmt(row.finetuned.in),
     near: fmt(row.finetuned.near),
     out: fmt(row.finetuned.out),
     overall: fmt(row.finetuned.overall),
+    'test out': fmt(row.test?.finetuned.out),
+    'test overall': fmt(row.test?.finetuned.overall),
     'paper overall': fmt(paper.finetuned_on_coco[row.pretraining]),
+    'zero-shot out': fmt(row.zeroShot?.out),
     'zero-shot overall': fmt(row.zeroShot?.overall),
     'paper zero-shot': fmt(paper.zero_shot[row.pretraining]),
+    step: row.selection ? String(row.selection.step) : '',
   }));
+  const h = result.human;
+  rows.push({
+    'pre-training': 'human',
+    in: fmt(h.val.in),
+    near: fmt(h.val.near),
+    out: fmt(h.val.out),
+    overall: fmt(h.val.overall),
+    'test out': fmt(h.test?.out),
+    'test overall': fmt(h.test?.overall),
+    'paper overall': '',
+    'zero-shot out': '',
+    'zero-shot overall': '',
+    'paper zero-shot': '',
+    step: '',
+  });
+  return rows;
 }
 
 export function formatTable3(result: Table3Result): string {
@@ -60,4 +94,9 @@ export function formatTable3(result: Table3Result): string {
     headers,
     rows.map((r) => headers.map((h) => r[h]!)),
   );
+}
+
+/** A Table 3 result's rows as ResultRows labelled by their pre-training data (for src/experiments/seeds.ts). */
+export function table3ResultRows(result: Table3Result): ResultRow[] {
+  return result.rows.map(({ pretraining, ...r }) => ({ label: pretraining, ...r }));
 }

@@ -264,3 +264,14 @@ export function loadLatestCheckpoint<S>(
   }
   throw new Error(`${runOrCheckpointDir}: no usable checkpoint (${skipped.join('; ')})`);
 }
+
+/** A run's checkpoints, oldest first: step number and folder. */
+export function listCheckpoints(runDir: string): { step: number; dir: string }[] {
+  const root = path.join(runDir, CHECKPOINTS_DIR);
+  if (!fs.existsSync(root)) return [];
+  return fs
+    .readdirSync(root)
+    .filter((n) => /^step-\d+$/.test(n) && fs.existsSync(path.join(root, n, 'model.json')))
+    .sort()
+    .map((n) => ({ step: Number(n.slice('step-'.length)), dir: path.join(root, n) }));
+}

@@ -69,6 +69,8 @@ export interface TrainConfig {
   clipNorm?: number;
   labelSmoothing?: number;
   checkpointEvery: number;
+  /** Checkpoints kept on disk (default 2: the newest two); a recipe that picks a checkpoint afterwards keeps them all. */
+  keepCheckpoints?: number;
   logEvery?: number;
   /** Fine-tune from a run (its latest checkpoint). `keep`: its vocabulary extended by new words; `fresh`: a new one. */
   init?: { fromRun: string; vocab: 'keep' | 'fresh' };
@@ -288,6 +290,7 @@ async function trainOpened(
             state: { step, position: stream.position, iterations: optimizer.iterations } satisfies TrainState,
           },
           modelConfig,
+          config.keepCheckpoints,
         );
       }
       options.progress?.(step, totalSteps);

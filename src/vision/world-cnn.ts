@@ -39,6 +39,7 @@ import type { Progress } from '../util/progress';
 import { buildConcepts, fnv1a } from '../world/concepts';
 import { conceptSampler, sceneFor, type ConceptSampler, type SceneOptions } from '../world/scene';
 import type { Concept, Scene } from '../world/types';
+import { WORLD_GENERATION } from '../world/world';
 import { writeFileAtomic } from '../util/atomic';
 import { mixSeed, seededRandom } from '../util/random';
 import { readJsonFile } from '../util/json';
@@ -713,7 +714,8 @@ export function worldCnnKey(config: WorldCnnConfig, options: PretrainOptions, ba
 }
 
 export function worldCnnId(config: WorldCnnConfig, options: PretrainOptions, backend: string): string {
-  return `world-cnn-${config.inputSize}px-d${config.channels[config.channels.length - 1]}-${worldCnnKey(config, options, backend)}`;
+  // the world's generation is part of the id: features cached under it belong to that world's images
+  return `world-cnn-${config.inputSize}px-d${config.channels[config.channels.length - 1]}-g${WORLD_GENERATION}-${worldCnnKey(config, options, backend)}`;
 }
 
 function checksum(bytes: Uint8Array): number {

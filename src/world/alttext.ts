@@ -156,7 +156,10 @@ function longSentence(random: () => number, b: TextBuilder, concept: Concept, na
     () => b.add(`This ${name} comes in ${2 + Math.floor(random() * 6)} sizes, free shipping on all orders.`),
     () => b.add(`Read more about the ${name} on our blog.`),
     () => b.add('Picture of the ').add(name).add(' by ').person(personName(random), 'photographer').add('.'),
-    () => b.add(`It was ${pick(random, ['a great day', 'a sunny morning', 'late in the evening', 'the first time'])} and the ${name} looked ${pick(random, words.ADJECTIVES)}.`),
+    () =>
+      b.add(
+        `It was ${pick(random, ['a great day', 'a sunny morning', 'late in the evening', 'the first time'])} and the ${name} looked ${pick(random, words.ADJECTIVES)}.`,
+      ),
   ];
   pick(random, templates)();
 }

@@ -13,6 +13,14 @@ import { Box, Concept, Scene } from './types';
 import { parseWorldUrl, worldUrl } from './url';
 import { mixSeed, seededRandom } from '../util/random';
 
+/**
+ * Generation of the world's generator: bumped whenever the same (seed, split, id) would give a
+ * different image or text, so caches keyed by world URLs (built worlds, filtered pools, the world
+ * CNN and its features) are rebuilt instead of reused. 2: calibrated alt-text, web-frequency
+ * out-of-domain concepts, varied references (docs/world.md, *Calibration*).
+ */
+export const WORLD_GENERATION = 2;
+
 export interface WorldOptions {
   seed: number;
   /** Zipf exponent of concept popularity on the web (default 1.0). */
