@@ -105,7 +105,9 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
   const withObjects = cases.filter((c) => c.objects !== undefined).length;
   if (withObjects > 0 && withObjects < cases.length) {
     const missing = cases.find((c) => c.objects === undefined)!;
-    throw new Error(`${cases.length - withObjects} of ${cases.length} images have no ground-truth objects (first: ${missing.imageId}); give every image objects or none`);
+    throw new Error(
+      `${cases.length - withObjects} of ${cases.length} images have no ground-truth objects (first: ${missing.imageId}); give every image objects or none`,
+    );
   }
   const judged =
     withObjects > 0

@@ -149,7 +149,7 @@ export interface ObjectMention {
 export function objectMentions(caption: string, vocabulary: GroundingVocabulary): ObjectMention[] {
   const tokens = captionTokens(caption).map((t) => t.toLowerCase());
   const out: ObjectMention[] = [];
-  for (let i = 0; i < tokens.length; ) {
+  for (let i = 0; i < tokens.length;) {
     let matched = 0;
     for (let n = Math.min(vocabulary.maxTokens, tokens.length - i); n >= 1; n--) {
       const text = tokens.slice(i, i + n).join(' ');
