@@ -13,6 +13,8 @@ export interface CaptionItem {
   score?: number;
   metric?: string;
   domain?: string;
+  /** The grounding judge's verdict: present objects named (green chips), mentions hallucinated (red). */
+  grounding?: { named?: string[]; hallucinated?: string[] };
 }
 
 export interface CaptionsPayload {
@@ -34,8 +36,44 @@ export const CAPTIONS_STYLE = `
 .cckit-captions .domain.in { color: #3fb950; } .cckit-captions .domain.near { color: #d29922; } .cckit-captions .domain.out { color: #f85149; }
 .cckit-captions ul { margin: 4px 0 0; padding-left: 16px; font-size: 12px; opacity: .9; }
 .cckit-captions mark { background: rgba(255, 200, 0, .25); color: inherit; border-radius: 2px; }
+.cckit-captions .chips { display: flex; gap: 4px; flex-wrap: wrap; margin: 4px 0 0; font-size: 11px; }
+.cckit-captions .chip { border-radius: 8px; padding: 0 6px; border: 1px solid currentColor; }
+.cckit-captions .chip.named { color: #3fb950; } .cckit-captions .chip.hallucinated { color: #f85149; }
 .cckit-captions mark.ng2 { background: rgba(255, 170, 0, .4); } .cckit-captions mark.ng3, .cckit-captions mark.ng4 { background: rgba(255, 120, 0, .5); }
 `;
+
+/** Object chips of one caption: named objects green, hallucinated mentions red; '' without a verdict. */
+export function groundingChips(grounding: { named?: readonly string[]; hallucinated?: readonly string[] } | undefined): string {
+  if (!grounding) return '';
+  const chips = [
+    ...(grounding.named ?? []).map((o) => `<span class="chip named" title="named, in the image">${escapeHtml(o)}</span>`),
+    ...(grounding.hallucinated ?? []).map((o) => `<span class="chip hallucinated" title="hallucinated, not in the image">${escapeHtml(o)}</span>`),
+  ];
+  return chips.length ? `<div class="chips">${chips.join('')}</div>` : '';
+}
+
+/** Figures of the grounding judge (shares, shown as percentages). */
+export interface GroundingFiguresView {
+  recall: number;
+  objectRecall: number;
+  chairS: number;
+  chairI: number;
+}
+
+/** The split's recall / CHAIR line: overall, then in / near / out when present; '' without figures. */
+export function groundingSummary(grounding: ({ overall?: GroundingFiguresView } & Partial<Record<string, GroundingFiguresView>>) | undefined): string {
+  const overall = grounding?.overall;
+  if (!overall) return '';
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const line = (f: GroundingFiguresView) =>
+    `<span><b>recall</b> ${pct(f.recall)}</span> <span><b>obj. recall</b> ${pct(f.objectRecall)}</span> ` +
+    `<span><b>CHAIR<sub>s</sub></b> ${pct(f.chairS)}</span> <span><b>CHAIR<sub>i</sub></b> ${pct(f.chairI)}</span>`;
+  const domains = (['in', 'near', 'out'] as const)
+    .filter((d) => grounding[d])
+    .map((d) => `<span class="domain ${d}">${d}</span> <span>CHAIR<sub>s</sub> ${pct(grounding[d]!.chairS)}</span>`)
+    .join(' ');
+  return `<div class="grounding">${line(overall)}${domains ? ` ${domains}` : ''}</div>`;
+}
 
 function fmt(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(3);
@@ -59,6 +97,7 @@ export function renderCaptions(payload: CaptionsPayload, trusted: boolean): stri
       `<div class="card" data-id="${escapeHtml(String(it.id ?? ''))}">${img}` +
       `<div class="caption">${highlightHtml(highlight(it.caption, refs))}</div>` +
       `<div class="meta">${id}${domain}${score}</div>` +
+      groundingChips(it.grounding) +
       (refs.length ? `<ul>${refs.map((r) => `<li>${highlightHtml(highlight(r, [it.caption]))}</li>`).join('')}</ul>` : '') +
       '</div>'
     );

@@ -1,10 +1,10 @@
 /**
- * What the Captions sidebar shows of a run: its predictions with per-image scores, corpus scores and the
- * thumbnails' paths, read through the run layout of the library (src/runs/layout.ts). Pure (no vscode).
+ * What the Captions sidebar shows of a run: its predictions with per-image scores, corpus scores (and the
+ * grounding judge's figures and verdicts on world data) and the thumbnails' paths, read through the run layout of the library (src/runs/layout.ts). Pure (no vscode).
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { listRuns, predictionSplits, readPredictions, readRunInfo, readScores, type RunInfo } from '../../src/runs/layout';
+import { listRuns, predictionSplits, readPredictions, readRunInfo, readScores, type ItemGrounding, type RunInfo, type ScoresFile } from '../../src/runs/layout';
 
 export interface RunSummary {
   id: string;
@@ -22,6 +22,8 @@ export interface ViewItem {
   /** Absolute path of the thumbnail, when the run has one inside its directory. */
   thumb?: string;
   scores: Record<string, number>;
+  /** The grounding judge's verdict (world data only): objects named, mentions hallucinated. */
+  grounding?: ItemGrounding;
 }
 
 export interface RunView {
@@ -33,6 +35,8 @@ export interface RunView {
   items: ViewItem[];
   corpus?: Record<string, number>;
   domains?: Record<string, Record<string, number>>;
+  /** Object recall / CHAIR figures of the split, when its scores file has them. */
+  grounding?: ScoresFile['grounding'];
 }
 
 export function listRunSummaries(runsRoot: string): RunSummary[] {
@@ -72,6 +76,7 @@ export function loadRun(runDir: string, split?: string): RunView {
       ...(it.domain ? { domain: it.domain } : {}),
       ...(thumb && insideDir(thumb, runDir) && fs.existsSync(thumb) ? { thumb } : {}),
       scores: it.scores ?? {},
+      ...(it.grounding ? { grounding: it.grounding } : {}),
     };
   });
   return {
@@ -83,5 +88,6 @@ export function loadRun(runDir: string, split?: string): RunView {
     items,
     ...(scores ? { corpus: scores.corpus } : {}),
     ...(scores?.domains ? { domains: scores.domains as Record<string, Record<string, number>> } : {}),
+    ...(scores?.grounding ? { grounding: scores.grounding } : {}),
   };
 }

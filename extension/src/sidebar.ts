@@ -1,7 +1,8 @@
 /**
  * The "Captions" sidebar (a WebviewView in the cckit activity-bar container): a run's predictions with
  * filters (domain, score range, word), sorting, and the selected image shown large with the n-grams its
- * caption shares with the references highlighted. The webview gets data by message only; its script and
+ * caption shares with the references highlighted; on world data, each caption's named (green) and
+ * hallucinated (red) objects and the split's recall / CHAIR figures. The webview gets data by message only; its script and
  * style come from the extension, thumbnails from the run directory, under a nonce-based CSP with
  * `localResourceRoots` limited to the workspace folders and the extension.
  */

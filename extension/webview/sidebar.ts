@@ -1,8 +1,10 @@
 /**
  * The Captions sidebar's page script (runs inside the webview; bundled by esbuild). Receives the run from
  * the extension by message, filters and sorts in place, and shows the selected image large with the
- * n-grams shared by caption and references highlighted. Filter state survives the view being hidden.
+ * n-grams shared by caption and references highlighted, and (world data) the objects each caption
+ * names or hallucinates with the split's recall / CHAIR figures. Filter state survives the view being hidden.
  */
+import { groundingChips, groundingSummary, type GroundingFiguresView } from '../src/captionsHtml';
 import { escapeHtml, highlight, highlightHtml, ngramPrecision } from '../src/ngrams';
 
 interface Item {
@@ -12,6 +14,7 @@ interface Item {
   domain?: string;
   thumb?: string;
   scores: Record<string, number>;
+  grounding?: { named: string[]; hallucinated: string[] };
 }
 interface RunSummary {
   id: string;
@@ -33,6 +36,7 @@ interface StateMessage {
     items: Item[];
     corpus?: Record<string, number>;
     domains?: Record<string, Record<string, number>>;
+    grounding?: { overall: GroundingFiguresView } & Partial<Record<string, GroundingFiguresView>>;
   };
 }
 interface Filters {
@@ -95,6 +99,7 @@ function detail(it: Item): string {
     (it.thumb ? `<img class="large" src="${escapeHtml(it.thumb)}" alt="image ${escapeHtml(it.id)}">` : '<div class="noimg large">no thumbnail</div>') +
     `<div class="pred">${highlightHtml(highlight(it.caption, it.references))}</div>` +
     `<div class="meta"><span class="id">#${escapeHtml(it.id)}</span>${it.domain ? `<span class="domain ${escapeHtml(it.domain)}">${escapeHtml(it.domain)}</span>` : ''}${scores}</div>` +
+    groundingChips(it.grounding) +
     `<div class="prec">n-gram precision: ${prec.map((p, i) => `${i + 1}: ${(p * 100).toFixed(0)}%`).join(' · ')}</div>` +
     `<ol class="refs">${it.references.map((r) => `<li>${highlightHtml(highlight(r, [it.caption]))}</li>`).join('')}</ol>` +
     '</section>'
@@ -130,6 +135,7 @@ function render(): void {
   html +=
     `<div class="summary"><span class="status ${escapeHtml(run.info.status)}">${escapeHtml(run.info.status)}</span> ${escapeHtml(run.info.name ?? run.info.id)}${run.decoder ? ` · ${escapeHtml(run.decoder)}` : ''}` +
     (corpus ? `<div class="corpus">${corpus}</div>` : '') +
+    groundingSummary(run.grounding) +
     '</div>' +
     '<fieldset class="filters">' +
     ['in', 'near', 'out']
@@ -154,7 +160,7 @@ function render(): void {
         (it) =>
           `<li class="item${it.id === filters.selected ? ' selected' : ''}" data-id="${escapeHtml(it.id)}" tabindex="0">` +
           (it.thumb ? `<img class="thumb" src="${escapeHtml(it.thumb)}" alt="">` : '<div class="thumb noimg"></div>') +
-          `<div class="text"><div class="cap">${escapeHtml(it.caption)}</div><div class="meta">${it.domain ? `<span class="domain ${escapeHtml(it.domain)}">${escapeHtml(it.domain)}</span>` : ''}<span class="score">${METRIC} ${fmt(score(it))}</span></div></div></li>`,
+          `<div class="text"><div class="cap">${escapeHtml(it.caption)}</div><div class="meta">${it.domain ? `<span class="domain ${escapeHtml(it.domain)}">${escapeHtml(it.domain)}</span>` : ''}<span class="score">${METRIC} ${fmt(score(it))}</span></div>${groundingChips(it.grounding)}</div></li>`,
       )
       .join('') +
     '</ul>';

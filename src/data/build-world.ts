@@ -125,6 +125,7 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
       height: image.truth.height,
       captions: image.references,
       domain: image.domain,
+      objects: image.truth.concepts,
     }));
     const file = path.join(out, CAPTIONED_FILES[split]);
     if (split === 'nocaps-val' || split === 'nocaps-test') writeNocapsCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset) });

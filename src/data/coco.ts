@@ -27,6 +27,8 @@ export interface CaptionedImage {
   captions: string[];
   /** nocaps domain; "in"/"near"/"out" are accepted too. Required by writeNocapsCaptions. */
   domain?: NocapsDomain | 'in' | 'near' | 'out';
+  /** Concept names the image shows (the embedded world's ground truth; real COCO / nocaps files have none). */
+  objects?: string[];
 }
 
 export interface CocoImage {
@@ -35,6 +37,8 @@ export interface CocoImage {
   width: number;
   height: number;
   domain?: NocapsDomain;
+  /** cckit's extra field: the world's ground-truth concept names. */
+  objects?: string[];
 }
 
 export interface CocoAnnotation {
@@ -103,6 +107,7 @@ export function buildCocoCaptions(file: string, images: readonly CaptionedImage[
     } else if (domain !== undefined) {
       entry.domain = domain;
     }
+    if (image.objects !== undefined) entry.objects = requireObjects(file, where, image.objects);
     out.images.push(entry);
     image.captions.forEach((caption, c) => {
       if (typeof caption !== 'string' || caption.trim() === '') throw new InputError(file, `${where} captions[${c}]: caption must be a non-empty string`);
@@ -229,6 +234,14 @@ export function requireCaption(file: string, where: string, value: unknown): str
   return value;
 }
 
+/** Checks an image's `objects` (the world's ground truth): an array of non-empty strings. */
+function requireObjects(file: string, where: string, value: unknown): string[] {
+  if (!Array.isArray(value) || value.some((o) => typeof o !== 'string' || o === '')) {
+    throw new InputError(file, `${where}: objects must be an array of concept names, got ${JSON.stringify(value)}`);
+  }
+  return [...(value as string[])];
+}
+
 /** Maps nocaps's domain names ("in-domain", …) and cckit's ("in", …) to in/near/out. */
 export function normaliseDomain(file: string, where: string, value: unknown): 'in' | 'near' | 'out' | undefined {
   if (value === undefined || value === null) return undefined;
@@ -267,6 +280,8 @@ export interface AnnotatedImage {
   width?: number;
   height?: number;
   domain?: 'in' | 'near' | 'out';
+  /** Ground-truth concept names (files written by `cckit world build` only). */
+  objects?: string[];
   captions: string[];
 }
 
@@ -303,6 +318,7 @@ export function readCocoAnnotations(file: string, options: { imagesOptional?: bo
       if (typeof image.height === 'number') record.height = image.height;
       const domain = normaliseDomain(file, where, image.domain);
       if (domain !== undefined) record.domain = domain;
+      if (image.objects !== undefined) record.objects = requireObjects(file, where, image.objects);
       byId.set(key, record);
       images.push(record);
     });
@@ -335,6 +351,7 @@ export function readCocoCaptions(file: string): CaptionedImage[] {
       captions: image.captions,
     };
     if (image.domain !== undefined) record.domain = `${image.domain}-domain`;
+    if (image.objects !== undefined) record.objects = image.objects;
     return record;
   });
 }

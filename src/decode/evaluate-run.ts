@@ -2,10 +2,12 @@
  * Scores a run's captions for one split and writes them in the run layout
  * (`runs/<id>/predictions/<split>.json`, `runs/<id>/scores/<split>.json`): corpus metrics through
  * src/metrics `evaluate`, every metric per image, and nocaps's in / near / out / overall breakdown
- * when every image has a domain.
+ * when every image has a domain; object recall and CHAIR (src/metrics/grounding) when every image
+ * carries its ground-truth objects (the world's splits).
  */
 import * as path from 'path';
 import { CaptionCase, evaluate, evaluateByDomain, EvaluateOptions } from '../metrics/evaluate';
+import { CaptionGrounding, GroundingScores, GroundingVocabulary, groundingVocabulary, judge } from '../metrics/grounding';
 import { PREDICTIONS_DIR, PredictionItem, PredictionsFile, SCORES_DIR, ScoresFile } from '../runs/layout';
 import { CaptionPrediction, naturalImageId } from '../data/coco';
 import { writeJsonAtomic } from '../util/atomic';
@@ -80,9 +82,15 @@ export interface EvaluateRunOptions extends EvaluateOptions {
   extras?: Record<string, Pick<PredictionItem, 'thumb' | 'url'>>;
   /** Timestamp written in both files (default now). */
   now?: Date;
+  /** Object vocabulary of the grounding judge (default: the world's catalog). */
+  vocabulary?: GroundingVocabulary;
 }
 
 export interface RunEvaluation extends CaseScores {
+  /** Object recall / CHAIR figures, when every case carries its objects. */
+  grounding?: GroundingScores;
+  /** Per-case verdicts aligned with the cases, when `grounding` is there. */
+  groundingPerCase?: CaptionGrounding[];
   predictions: PredictionsFile;
   scores: ScoresFile;
   predictionsPath: string;
@@ -94,24 +102,42 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
   const { runDir, split } = options;
   if (!/^[\w.-]+$/.test(split)) throw new Error(`split name "${split}" must be letters, digits, '.', '_' or '-'`);
   const scored = scoreCases(cases, options);
+  const withObjects = cases.filter((c) => c.objects !== undefined).length;
+  if (withObjects > 0 && withObjects < cases.length) {
+    const missing = cases.find((c) => c.objects === undefined)!;
+    throw new Error(
+      `${cases.length - withObjects} of ${cases.length} images have no ground-truth objects (first: ${missing.imageId}); give every image objects or none`,
+    );
+  }
+  const judged =
+    withObjects > 0
+      ? judge(
+          cases.map((c) => ({ imageId: c.imageId, caption: c.candidate, objects: c.objects!, ...(c.domain !== undefined ? { domain: c.domain } : {}) })),
+          options.vocabulary ?? groundingVocabulary(),
+        )
+      : undefined;
   const run = options.runId ?? path.basename(path.resolve(runDir));
   const created = (options.now ?? new Date()).toISOString();
-  const items: PredictionItem[] = cases.map((c) => {
+  const items: PredictionItem[] = cases.map((c, i) => {
     const item: PredictionItem = { image_id: naturalImageId(c.imageId), caption: c.candidate, references: [...c.references] };
     if (c.domain !== undefined) item.domain = c.domain as Domain;
     const extra = options.extras?.[c.imageId];
     if (extra?.thumb !== undefined) item.thumb = extra.thumb;
     if (extra?.url !== undefined) item.url = extra.url;
     item.scores = scored.perImage[c.imageId];
+    const verdict = judged?.perCaption[i];
+    if (verdict) item.grounding = { named: verdict.named, hallucinated: verdict.hallucinated, mentions: verdict.mentions };
     return item;
   });
   const predictions: PredictionsFile = { version: 1, run, split, created, items };
   if (options.decoder !== undefined) predictions.decoder = options.decoder;
   const scores: ScoresFile = { version: 1, run, split, corpus: scored.corpus, created };
   if (scored.domains) scores.domains = scored.domains;
+  if (judged) scores.grounding = judged.scores;
   const predictionsPath = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
   const scoresPath = path.join(runDir, SCORES_DIR, `${split}.json`);
   writeJsonAtomic(predictionsPath, predictions, { readable: true });
   writeJsonAtomic(scoresPath, scores, { readable: true });
-  return { ...scored, predictions, scores, predictionsPath, scoresPath };
+  const grounding = judged ? { grounding: judged.scores, groundingPerCase: judged.perCaption } : {};
+  return { ...scored, ...grounding, predictions, scores, predictionsPath, scoresPath };
 }

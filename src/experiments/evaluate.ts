@@ -1,7 +1,8 @@
 /**
  * Caption a split with a trained run and score it: decode (greedy or beam), write
  * `runs/<id>/predictions/<split>.json` + `scores/<split>.json` (nocaps breakdown when the images
- * have domains) and thumbnails for the sidebar.
+ * have domains, object recall / CHAIR when they carry the world's ground-truth objects) and
+ * thumbnails for the sidebar.
  */
 import * as path from 'path';
 
@@ -64,6 +65,7 @@ export async function captionSplit(runDir: string, images: readonly EvalImage[],
       references: img.references,
       candidate: captions.get(String(img.imageId)) ?? '',
       ...(img.domain ? { domain: img.domain } : {}),
+      ...(img.objects ? { objects: img.objects } : {}),
     }));
     return evaluateRun(cases, { runDir, split: options.split, decoder: describeDecoder(options.decode), extras, metrics: ['bleu', 'rouge', 'cider'] });
   } finally {

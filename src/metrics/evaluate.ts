@@ -16,6 +16,8 @@ export interface CaptionCase {
   references: string[];
   candidate: string;
   domain?: string;
+  /** Concept names the image shows (the world's ground truth); scored by src/metrics/grounding.ts, not here. */
+  objects?: readonly string[];
 }
 
 /** Tokenised text of one scoring call, and n-gram counts made once for BLEU and CIDEr-D. */

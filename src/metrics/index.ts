@@ -7,3 +7,4 @@ export * from './inputs';
 export * from './retrieval';
 export * from '../text/ptb-tokenizer';
 export type { Candidates, MetricScore, MetricScores, References } from './types';
+export * from './grounding';

@@ -10,7 +10,7 @@
  *   checkpoints/step-000120/      tfjs weights + optimizer.json + state.json (data position); atomic
  *   checkpoints/latest            name of the newest complete checkpoint directory
  *   predictions/<split>.json      PredictionsFile: caption, references, domain, thumbnail, per-image scores
- *   scores/<split>.json           ScoresFile: corpus metrics (+ nocaps domains)
+ *   scores/<split>.json           ScoresFile: corpus metrics (+ nocaps domains, + grounding on world data)
  *   thumbs/<image-id>.jpg         small images for the sidebar and caption grids
  * ```
  *
@@ -78,6 +78,31 @@ export interface PredictionItem {
   url?: string;
   /** Per-image scores (CIDEr, BLEU-4, …) on the raw coco-caption scale. */
   scores?: Record<string, number>;
+  /** The ground-truth judge's verdict (world data only): present objects named, mentions hallucinated. */
+  grounding?: ItemGrounding;
+}
+
+/** One caption's verdict of the grounding judge (src/metrics/grounding.ts). */
+export interface ItemGrounding {
+  /** Present concepts the caption names. */
+  named: string[];
+  /** Object mentions that name nothing in the image (nor a hypernym of something in it). */
+  hallucinated: string[];
+  /** Object mentions in all. */
+  mentions?: number;
+}
+
+/** Grounding figures of a set of captions (shares in [0, 1]); see src/metrics/grounding.ts. */
+export interface GroundingFiguresJson {
+  /** Share of captions naming at least one present object. */
+  recall: number;
+  /** Share of present objects named. */
+  objectRecall: number;
+  /** CHAIR_s: share of captions with a hallucinated mention. */
+  chairS: number;
+  /** CHAIR_i: hallucinated mentions / object mentions. */
+  chairI: number;
+  captions: number;
 }
 
 export interface PredictionsFile {
@@ -96,6 +121,8 @@ export interface ScoresFile {
   corpus: Record<string, number>;
   /** nocaps breakdown, when domains are present. */
   domains?: Partial<Record<'in' | 'near' | 'out' | 'overall', Record<string, number>>>;
+  /** Object recall and CHAIR figures, when the images carry ground-truth objects (the world's splits). */
+  grounding?: { overall: GroundingFiguresJson } & Partial<Record<'in' | 'near' | 'out', GroundingFiguresJson>>;
   created: string;
 }
 

@@ -27,6 +27,8 @@ export interface EvalImage {
   imageId: string | number;
   references: string[];
   domain?: 'in' | 'near' | 'out';
+  /** Concept names the image shows: the world's ground truth, absent for real COCO / nocaps. */
+  objects?: string[];
 }
 
 export type DataSource =
@@ -57,7 +59,13 @@ export function readEvalImages(source: { path: string; imageRoot?: string; limit
     else if (img.cocoUrl && /^(https?|world):\/\//.test(img.cocoUrl)) key = img.cocoUrl;
     else if (img.fileName) key = path.join(root, img.fileName);
     else throw new InputError(file, `images[${i}]: no "file_name" or "coco_url"`);
-    images.push({ key, imageId: img.id, references: img.captions, ...(img.domain ? { domain: img.domain } : {}) });
+    images.push({
+      key,
+      imageId: img.id,
+      references: img.captions,
+      ...(img.domain ? { domain: img.domain } : {}),
+      ...(img.objects ? { objects: img.objects } : {}),
+    });
   });
   return source.limit !== undefined ? images.slice(0, source.limit) : images;
 }

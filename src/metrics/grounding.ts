@@ -1,0 +1,287 @@
+/**
+ * A ground-truth caption judge for the embedded world: object recall and CHAIR-style
+ * hallucination (Rohrbach et al. 2018), with the world's concept catalog as the object vocabulary.
+ *
+ * The vocabulary holds, for every concept, its name, its WordNet lemmas (synonyms), its COCO name
+ * and the plurals of all of these, plus the basic-level hypernym words the world's captions use
+ * (`hypernymOf(concept, 1)`, "fruit" for durian). Very generic words (entity, object, thing, …)
+ * and the world's setting words ("on a table", "the grass") that name no concept are not object
+ * words. `<PERSON>` and everyday person words count as the concept "person".
+ *
+ * A caption is lower-cased and tokenised like the metrics (captionTokens); object mentions are
+ * matched greedily left to right, longest phrase first. A mention is correct when it names a
+ * present concept (name, synonym, COCO name, plural) or is a hypernym of one; otherwise it is
+ * hallucinated. Only the world knows what is in its images: the judge runs on cases that carry
+ * their objects and never guesses them.
+ */
+import { captionTokens } from '../text/vocab';
+import { PERSON_TOKEN } from '../text/tokens';
+import { wordnet } from '../wordnet';
+import { ABSTRACT_HEADS, WORDNET_TOP_NODES } from '../wordnet/basic-level';
+import { headWord, plural } from '../wordnet/nouns';
+import { basicHypernyms, buildConcepts, hypernymOf } from '../world/concepts';
+import type { Concept } from '../world/types';
+import { PERSON_ROLES, SCENE_PLACES } from '../world/words';
+
+/** Words too generic to be an object mention, on top of WordNet's top nodes and abstract heads. */
+export const GENERIC_OBJECT_WORDS: ReadonlySet<string> = new Set([
+  ...WORDNET_TOP_NODES,
+  ...ABSTRACT_HEADS,
+  'item',
+  'stuff',
+  'something',
+  'structure',
+  'material',
+  'body',
+  'form',
+  'shape',
+]);
+
+/** Everyday words for a person (besides WordNet's lemmas of person.n.01 and the world's roles). */
+const PERSON_WORDS = ['people', 'man', 'woman', 'boy', 'girl', 'child', 'kid', 'guy', 'lady', 'gentleman', 'player', 'baby', 'adult', 'human'];
+
+const IRREGULAR_PERSON_PLURALS = [
+  ['men', 'man'],
+  ['women', 'woman'],
+  ['children', 'child'],
+  ['gentlemen', 'gentleman'],
+] as const;
+
+/** The concept `<PERSON>` and the person words stand for (a COCO category). */
+export const PERSON_CONCEPT = 'person';
+
+/** One object phrase of the vocabulary. */
+export interface ObjectWord {
+  /** Lower-case tokens of the phrase ("hot dog" → ["hot", "dog"]). */
+  tokens: string[];
+  /** The singular form, as hypernym lists spell it ("fruits" → "fruit"). */
+  singular: string;
+  /** Concepts the phrase names directly (name, synonym, COCO name or their plurals). */
+  concepts: string[];
+}
+
+export interface GroundingVocabulary {
+  /** Phrase (tokens joined by one space) → its object word. */
+  words: Map<string, ObjectWord>;
+  /** Longest phrase, in tokens. */
+  maxTokens: number;
+  /** Concept name → every hypernym word of it (names and head words of its chain, basic-level words). */
+  hypernyms: Map<string, Set<string>>;
+}
+
+export interface GroundingVocabularyOptions {
+  /** Extra words that are never object mentions (default: none beyond GENERIC_OBJECT_WORDS). */
+  generic?: readonly string[];
+  /**
+   * Setting words: mentions of these count only when they name a concept directly, never as a
+   * hypernym (default: the head words of the world's caption settings, "table", "grass", …, which
+   * the world's references use for the background, not for an object of the image).
+   */
+  setting?: readonly string[];
+}
+
+const normalise = (phrase: string): string => phrase.toLowerCase().replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
+
+const vocabularyCache = new WeakMap<readonly Concept[], GroundingVocabulary>();
+
+/** The judge's object vocabulary of a concept catalog (default: the world's catalog). */
+export function groundingVocabulary(concepts: readonly Concept[] = buildConcepts(), options: GroundingVocabularyOptions = {}): GroundingVocabulary {
+  const plain = options.generic === undefined && options.setting === undefined;
+  if (plain) {
+    const cached = vocabularyCache.get(concepts);
+    if (cached) return cached;
+  }
+  const generic = new Set([...GENERIC_OBJECT_WORDS, ...(options.generic ?? []).map(normalise)]);
+  const setting = new Set((options.setting ?? SCENE_PLACES.map(headWord)).map(normalise));
+  const words = new Map<string, ObjectWord>();
+  const add = (phrase: string, singular: string, concept?: string): void => {
+    const key = normalise(phrase);
+    if (key === '' || generic.has(key) || generic.has(normalise(singular))) return;
+    let word = words.get(key);
+    if (!word) words.set(key, (word = { tokens: key.split(' '), singular: normalise(singular), concepts: [] }));
+    if (concept !== undefined && !word.concepts.includes(concept)) word.concepts.push(concept);
+  };
+  const addWithPlural = (phrase: string, concept?: string): void => {
+    const singular = normalise(phrase);
+    add(singular, singular, concept);
+    add(plural(singular), singular, concept);
+  };
+  const wn = wordnet();
+  for (const c of concepts) {
+    addWithPlural(c.name, c.name);
+    if (c.cocoName !== undefined) addWithPlural(c.cocoName, c.name);
+    for (const lemma of wn.synset(c.synset).lemmas) addWithPlural(lemma, c.name);
+  }
+  const hypernyms = new Map<string, Set<string>>();
+  for (const c of concepts) {
+    const set = new Set<string>();
+    for (const name of c.hypernyms) {
+      set.add(normalise(name));
+      set.add(normalise(headWord(name)));
+    }
+    for (const word of basicHypernyms(c)) set.add(normalise(word));
+    hypernyms.set(c.name, set);
+    const basic = normalise(hypernymOf(c, 1));
+    if (basic !== normalise(c.name) && !setting.has(basic)) addWithPlural(basic);
+  }
+  // Person words name the concept "person" (unless a concept of their own already has them).
+  if (concepts.some((c) => c.name === PERSON_CONCEPT)) {
+    for (const word of [...PERSON_WORDS, ...PERSON_ROLES]) if (!words.has(word)) addWithPlural(word, PERSON_CONCEPT);
+    for (const [many, one] of IRREGULAR_PERSON_PLURALS) if (!words.has(many)) add(many, one, PERSON_CONCEPT);
+    add(PERSON_TOKEN.toLowerCase(), PERSON_CONCEPT, PERSON_CONCEPT);
+  }
+  // Hypernym-only setting words are dropped above; a setting word that names a concept stays.
+  let maxTokens = 1;
+  for (const word of words.values()) maxTokens = Math.max(maxTokens, word.tokens.length);
+  const vocabulary = { words, maxTokens, hypernyms };
+  if (plain) vocabularyCache.set(concepts, vocabulary);
+  return vocabulary;
+}
+
+/** One object mention found in a caption. */
+export interface ObjectMention {
+  /** The phrase as matched (lower case). */
+  text: string;
+  word: ObjectWord;
+}
+
+/** The object mentions of a caption, matched longest-first, left to right, without overlaps. */
+export function objectMentions(caption: string, vocabulary: GroundingVocabulary): ObjectMention[] {
+  const tokens = captionTokens(caption).map((t) => t.toLowerCase());
+  const out: ObjectMention[] = [];
+  for (let i = 0; i < tokens.length;) {
+    let matched = 0;
+    for (let n = Math.min(vocabulary.maxTokens, tokens.length - i); n >= 1; n--) {
+      const text = tokens.slice(i, i + n).join(' ');
+      const word = vocabulary.words.get(text);
+      if (word) {
+        out.push({ text, word });
+        matched = n;
+        break;
+      }
+    }
+    i += matched || 1;
+  }
+  return out;
+}
+
+/** The judge's verdict on one caption. */
+export interface CaptionGrounding {
+  /** Present concepts the caption names (by name, synonym, COCO name or plural), in image order. */
+  named: string[];
+  /** Mentions (as written, lower case) that name no present concept and no hypernym of one. */
+  hallucinated: string[];
+  /** Object mentions in all (correct and hallucinated). */
+  mentions: number;
+}
+
+/** Judges one caption against the concept names present in its image. */
+export function judgeCaption(caption: string, objects: readonly string[], vocabulary: GroundingVocabulary): CaptionGrounding {
+  const present = [...new Set(objects.map(normalise))];
+  const named = new Set<string>();
+  const hallucinated: string[] = [];
+  const mentions = objectMentions(caption, vocabulary);
+  for (const { text, word } of mentions) {
+    const direct = present.filter((p) => word.concepts.includes(p));
+    if (direct.length > 0) {
+      direct.forEach((p) => named.add(p));
+      continue;
+    }
+    const isHypernym = present.some((p) => vocabulary.hypernyms.get(p)?.has(word.singular));
+    if (!isHypernym) hallucinated.push(text);
+  }
+  return { named: present.filter((p) => named.has(p)), hallucinated, mentions: mentions.length };
+}
+
+/** One caption to judge, with the concept names its image shows. */
+export interface GroundingCase {
+  imageId?: string;
+  caption: string;
+  objects: readonly string[];
+  /** nocaps domain ("in"/"near"/"out", or "in-domain", …). */
+  domain?: string;
+}
+
+/** Aggregate figures over a set of captions (shares in [0, 1]). */
+export interface GroundingFigures {
+  /** Share of captions that name at least one present object. */
+  recall: number;
+  /** Share of present objects (distinct per image, over all images) that their caption names. */
+  objectRecall: number;
+  /** CHAIR_s: share of captions with at least one hallucinated mention. */
+  chairS: number;
+  /** CHAIR_i: hallucinated mentions / all object mentions. */
+  chairI: number;
+  captions: number;
+}
+
+export type GroundingDomain = 'in' | 'near' | 'out';
+
+/** The scores file's `grounding` field: overall figures and, when the cases carry domains, per domain. */
+export type GroundingScores = { overall: GroundingFigures } & Partial<Record<GroundingDomain, GroundingFigures>>;
+
+export interface GroundingReport {
+  /** Aligned with the cases. */
+  perCaption: CaptionGrounding[];
+  scores: GroundingScores;
+}
+
+/** The aggregate figures of judged captions (`objects` aligned with `verdicts`). */
+export function groundingFigures(verdicts: readonly CaptionGrounding[], objects: readonly (readonly string[])[]): GroundingFigures {
+  let withNamed = 0;
+  let withHallucination = 0;
+  let presentCount = 0;
+  let namedCount = 0;
+  let mentions = 0;
+  let hallucinated = 0;
+  verdicts.forEach((v, i) => {
+    if (v.named.length > 0) withNamed++;
+    if (v.hallucinated.length > 0) withHallucination++;
+    presentCount += new Set(objects[i]!.map(normalise)).size;
+    namedCount += v.named.length;
+    mentions += v.mentions;
+    hallucinated += v.hallucinated.length;
+  });
+  const share = (a: number, b: number): number => (b === 0 ? 0 : a / b);
+  return {
+    recall: share(withNamed, verdicts.length),
+    objectRecall: share(namedCount, presentCount),
+    chairS: share(withHallucination, verdicts.length),
+    chairI: share(hallucinated, mentions),
+    captions: verdicts.length,
+  };
+}
+
+function domainOf(domain: string | undefined): GroundingDomain | undefined {
+  if (domain === undefined) return undefined;
+  const short = domain.toLowerCase().replace(/[-_ ]?domain$/, '');
+  if (short === 'in' || short === 'near' || short === 'out') return short;
+  throw new Error(`unknown nocaps domain "${domain}"`);
+}
+
+/** Judges every case: per-caption verdicts, overall figures and the in / near / out breakdown. */
+export function judge(cases: readonly GroundingCase[], vocabulary: GroundingVocabulary = groundingVocabulary()): GroundingReport {
+  const perCaption = cases.map((c) => judgeCaption(c.caption, c.objects, vocabulary));
+  const scores: GroundingScores = {
+    overall: groundingFigures(
+      perCaption,
+      cases.map((c) => c.objects),
+    ),
+  };
+  const byDomain = new Map<GroundingDomain, number[]>();
+  cases.forEach((c, i) => {
+    const domain = domainOf(c.domain);
+    if (domain === undefined) return;
+    if (!byDomain.has(domain)) byDomain.set(domain, []);
+    byDomain.get(domain)!.push(i);
+  });
+  for (const domain of ['in', 'near', 'out'] as const) {
+    const indices = byDomain.get(domain);
+    if (!indices) continue;
+    scores[domain] = groundingFigures(
+      indices.map((i) => perCaption[i]!),
+      indices.map((i) => cases[i]!.objects),
+    );
+  }
+  return { perCaption, scores };
+}
