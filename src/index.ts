@@ -32,7 +32,7 @@ export {
   type ExperimentResult,
   type ExperimentOptions,
 } from './experiments/runner';
-export { runTable3, table3Rows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/table3';
+export { runTable3, table3Rows, table3GroundingRows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/table3';
 export * as seeds from './experiments/seeds';
 export { runTable11, table11Rows, TABLE11_RATES } from './experiments/table11';
 export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/table12';

@@ -175,7 +175,13 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
   installExtension(vsix, dirs);
 
   step('starting code-server');
-  const server = await startCodeServer(PACKAGE_ROOT, dirs, { CCKIT_EXTENSION_TRACE: traceFile }, path.join(ARTIFACTS, 'code-server.log'));
+  // one seed, as test/notebooks.test.ts runs them (the runs it left are reused)
+  const server = await startCodeServer(
+    PACKAGE_ROOT,
+    dirs,
+    { CCKIT_EXTENSION_TRACE: traceFile, CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0' },
+    path.join(ARTIFACTS, 'code-server.log'),
+  );
   const browser = await launchChromium();
   const consoleLog: string[] = [];
   try {

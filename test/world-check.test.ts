@@ -131,7 +131,8 @@ test('verdicts follow the accepted ranges', () => {
     pairs: { cc3m: 100, cc12m: 374 },
     precision: { cc3m: { precision: 0.9, joined: 100, unmatched: 0 }, cc12m: { precision: 0.77, joined: 374, unmatched: 0 } },
     personShare: { cc3m: 0, cc12m: 0.25 },
-    tokens: { cc3m: tokens(10, 4, 50), cc12m: tokens(20, 16, 30) },
+    tokens: { cc3m: tokens(10, 4, 50), cc12m: tokens(20, 16, 80) },
+    cc12mTokenTypeAtCc3mTokens: 30,
     rareWords: { cc3m: { mangosteen: 0, durian: 2, quiche: 1 }, cc12m: { mangosteen: 3, durian: 10, quiche: 5 } },
     outConcepts: 10,
     coverage: { cc3m: { 1: 0.2, 5: 0.1 }, cc12m: { 1: 0.6, 5: 0.3 } },
@@ -154,9 +155,14 @@ test('verdicts follow the accepted ranges', () => {
     rareWords: { cc3m: { mangosteen: 0, durian: 2, quiche: 1 }, cc12m: { mangosteen: 3, durian: 5, quiche: 5 } },
     coverage: { cc3m: { 1: 0.2, 5: 0.1 }, cc12m: { 1: 0.6, 5: 0.1 } },
     humanCoco: { overall: 250 },
+    cc12mTokenTypeAtCc3mTokens: 60,
   });
   const missed = bad.filter((r) => !r.met).map((r) => r.id);
-  assert.deepEqual(missed, ['pool-ratio', 'caption-precision', 'rare-words', 'nocaps-out-coverage', 'human-cider-coco']);
+  assert.deepEqual(missed, ['pool-ratio', 'caption-precision', 'token-type-ratio', 'rare-words', 'nocaps-out-coverage', 'human-cider-coco']);
+  // token/type is judged at equal corpus size: the whole CC12M pool's higher ratio does not count against it
+  assert.equal(results.find((r) => r.id === 'token-type-ratio')!.measured['cc12m at cc3m size'], 30);
+  const few = judge({ ...good, rareWords: { cc3m: { mangosteen: 0, durian: 0, quiche: 0 }, cc12m: { mangosteen: 1, durian: 2, quiche: 1 } } });
+  assert.match(few.find((r) => r.id === 'rare-words')!.note ?? '', /too few at this size/);
 });
 
 test('world check is registered under `cckit world`', () => {

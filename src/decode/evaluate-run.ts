@@ -7,8 +7,8 @@
  */
 import * as path from 'path';
 import { CaptionCase, evaluate, evaluateByDomain, EvaluateOptions } from '../metrics/evaluate';
-import { CaptionGrounding, GroundingScores, GroundingVocabulary, groundingVocabulary, judge } from '../metrics/grounding';
-import { PREDICTIONS_DIR, PredictionItem, PredictionsFile, SCORES_DIR, ScoresFile } from '../runs/layout';
+import { CaptionGrounding, GroundingScores, GroundingVocabulary, groundingVocabulary, judge, JUDGE_VERSION } from '../metrics/grounding';
+import { PREDICTIONS_DIR, PredictionItem, PredictionsFile, readPredictions, readScores, SCORES_DIR, ScoresFile } from '../runs/layout';
 import { CaptionPrediction, naturalImageId } from '../data/coco';
 import { writeJsonAtomic } from '../util/atomic';
 
@@ -133,11 +133,40 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
   if (options.decoder !== undefined) predictions.decoder = options.decoder;
   const scores: ScoresFile = { version: 1, run, split, corpus: scored.corpus, created };
   if (scored.domains) scores.domains = scored.domains;
-  if (judged) scores.grounding = judged.scores;
+  if (judged) {
+    scores.grounding = judged.scores;
+    scores.groundingJudge = JUDGE_VERSION;
+  }
   const predictionsPath = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
   const scoresPath = path.join(runDir, SCORES_DIR, `${split}.json`);
   writeJsonAtomic(predictionsPath, predictions, { readable: true });
   writeJsonAtomic(scoresPath, scores, { readable: true });
   const grounding = judged ? { grounding: judged.scores, groundingPerCase: judged.perCaption } : {};
   return { ...scored, ...grounding, predictions, scores, predictionsPath, scoresPath };
+}
+
+/**
+ * Judges a scored split's stored captions again (no decoding) and rewrites the grounding of its
+ * predictions and scores files: for runs captioned before their images carried objects, or by an
+ * older judge (`ScoresFile.groundingJudge`). Returns the new figures.
+ */
+export function rejudgeRun(runDir: string, split: string, objects: ReadonlyMap<string, readonly string[]>, vocabulary?: GroundingVocabulary): GroundingScores {
+  const predictions = readPredictions(runDir, split);
+  const scores = readScores(runDir, split);
+  if (!scores) throw new Error(`${runDir}: no scores for ${split}`);
+  const cases = predictions.items.map((item) => {
+    const present = objects.get(String(item.image_id));
+    if (present === undefined) throw new Error(`${runDir}/predictions/${split}.json: image ${item.image_id} has no ground-truth objects`);
+    return { imageId: String(item.image_id), caption: item.caption, objects: present, ...(item.domain !== undefined ? { domain: item.domain } : {}) };
+  });
+  const judged = judge(cases, vocabulary ?? groundingVocabulary());
+  predictions.items.forEach((item, i) => {
+    const v = judged.perCaption[i]!;
+    item.grounding = { named: v.named, hallucinated: v.hallucinated, mentions: v.mentions };
+  });
+  scores.grounding = judged.scores;
+  scores.groundingJudge = JUDGE_VERSION;
+  writeJsonAtomic(path.join(runDir, PREDICTIONS_DIR, `${split}.json`), predictions, { readable: true });
+  writeJsonAtomic(path.join(runDir, SCORES_DIR, `${split}.json`), scores, { readable: true });
+  return judged.scores;
 }

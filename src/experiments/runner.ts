@@ -15,9 +15,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { describeDecoder } from '../decode';
+import { describeDecoder, rejudgeRun } from '../decode';
+import { JUDGE_VERSION } from '../metrics/grounding';
 import { filterPool } from '../filters/run';
-import { LogLine, PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
+import { LogLine, PREDICTIONS_DIR, SCORES_DIR, ScoresFile, readPredictions, readScores } from '../runs/layout';
 import { EvalImage, readEvalImages, readExamples } from '../train/data';
 import { listCheckpoints } from '../train/checkpoint';
 import { train, TrainConfig } from '../train/trainer';
@@ -60,6 +61,9 @@ export interface Variant {
 
 export type Scores = Record<'in' | 'near' | 'out' | 'overall', number>;
 
+/** Object recall and CHAIR figures of one split's captions, overall and per nocaps domain (src/metrics/grounding.ts). */
+export type Grounding = NonNullable<ScoresFile['grounding']>;
+
 /** One fine-tuning checkpoint the recipe considered, and its nocaps-val CIDEr. */
 export interface CheckpointChoice {
   step: number;
@@ -75,6 +79,11 @@ export interface ResultRow {
   zeroShot?: Scores;
   /** nocaps-test CIDEr (×100) at the same checkpoints, when the inputs have a test split: not used for any choice. */
   test?: { finetuned: Scores; zeroShot?: Scores };
+  /**
+   * The ground-truth judge's figures (object recall, CHAIR; world data only) of the same captions
+   * as `finetuned`, `zeroShot` and `test`.
+   */
+  grounding?: { finetuned?: Grounding; zeroShot?: Grounding; test?: Grounding; zeroShotTest?: Grounding };
   /** The fine-tuning checkpoints scored on val and the step chosen (recipe `finetune.select`). */
   selection?: { candidates: CheckpointChoice[]; step: number };
   /** Run ids (folders under the runs root). */
@@ -201,17 +210,16 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
     });
   };
   /** Captions `images` with the run (or one of its checkpoints) and scores them as `split`; reuses a finished scoring. */
-  const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Scores> => {
-    // A finished run already captioned with the same decoder: read its scores instead of decoding again.
+  const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Evaluated> => {
+    // A finished run already captioned with the same decoder (and judged, when the images carry objects): read its scores.
     const scoresFile = path.join(runDir, SCORES_DIR, `${split}.json`);
     const predictionsFile = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
-    if (
-      !options.force &&
-      fs.existsSync(scoresFile) &&
-      fs.existsSync(predictionsFile) &&
-      readPredictions(runDir, split).decoder === describeDecoder(recipe.decode)
-    ) {
-      return cider(readScores(runDir, split)?.domains);
+    if (!options.force && fs.existsSync(scoresFile) && fs.existsSync(predictionsFile) && readPredictions(runDir, split).decoder === describeDecoder(recipe.decode)) {
+      const cached = readScores(runDir, split);
+      if (cached && !images.every((i) => i.objects)) return { cider: cider(cached.domains) };
+      if (cached && cached.grounding && cached.groundingJudge === JUDGE_VERSION) return { cider: cider(cached.domains), grounding: cached.grounding };
+      // captioned before the images carried objects, or by an older judge: judge the stored captions again
+      if (cached) return { cider: cider(cached.domains), grounding: rejudgeRun(runDir, split, new Map(images.map((i) => [String(i.imageId), i.objects!]))) };
     }
     say(`captioning ${split} with ${label}`);
     const result = await captionSplit(runDir, images, visual, {
@@ -219,14 +227,14 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
       decode: recipe.decode,
       checkpoint,
       // thumbnails only for what the sidebar shows: the splits as reported, not every candidate checkpoint
-      thumbnails: checkpoint === undefined || !split.includes('.step-'),
+      thumbnails: !split.includes('.step-'),
       progress: options.progress ? (done, total) => options.progress!(`caption ${label}`, done, total) : undefined,
     });
-    return cider(result.domains);
+    return { cider: cider(result.domains), grounding: result.scores.grounding };
   };
   let pretrainRun: string | undefined;
-  let zeroShot: Scores | undefined;
-  let zeroShotTest: Scores | undefined;
+  let zeroShot: Evaluated | undefined;
+  let zeroShotTest: Evaluated | undefined;
   const pretrain = pretrainConfig(recipe, variant, inputs);
   if (pretrain) {
     const pre = await trainStage(pretrain);
@@ -245,9 +253,9 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
     let best: { step: number; dir: string; overall: number } | undefined;
     for (const { step, dir } of listCheckpoints(fine.dir)) {
       const val = await evaluate(fine.dir, `${finetune.name} step ${step}`, splits['nocaps-val']!, `nocaps-val.${path.basename(dir)}`, dir);
-      candidates.push({ step, val });
+      candidates.push({ step, val: val.cider });
       // ties go to the earlier checkpoint
-      if (!best || val.overall > best.overall) best = { step, dir, overall: val.overall };
+      if (!best || val.cider.overall > best.overall) best = { step, dir, overall: val.cider.overall };
     }
     if (!best) throw new Error(`${fine.dir}: no checkpoints to choose from`);
     chosen = best.dir;
@@ -255,15 +263,28 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
   }
   const finetuned = await evaluate(fine.dir, finetune.name!, splits['nocaps-val']!, 'nocaps-val', chosen);
   const finetunedTest = splits['nocaps-test'] ? await evaluate(fine.dir, finetune.name!, splits['nocaps-test'], 'nocaps-test', chosen) : undefined;
+  const grounding = {
+    ...(finetuned.grounding ? { finetuned: finetuned.grounding } : {}),
+    ...(zeroShot?.grounding ? { zeroShot: zeroShot.grounding } : {}),
+    ...(finetunedTest?.grounding ? { test: finetunedTest.grounding } : {}),
+    ...(zeroShotTest?.grounding ? { zeroShotTest: zeroShotTest.grounding } : {}),
+  };
   return {
     label: variant.label,
-    finetuned,
-    ...(zeroShot ? { zeroShot } : {}),
-    ...(finetunedTest ? { test: { finetuned: finetunedTest, ...(zeroShotTest ? { zeroShot: zeroShotTest } : {}) } } : {}),
+    finetuned: finetuned.cider,
+    ...(zeroShot ? { zeroShot: zeroShot.cider } : {}),
+    ...(finetunedTest ? { test: { finetuned: finetunedTest.cider, ...(zeroShotTest ? { zeroShot: zeroShotTest.cider } : {}) } } : {}),
+    ...(Object.keys(grounding).length > 0 ? { grounding } : {}),
     ...(selection ? { selection } : {}),
     ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
     finetuneRun: fine.id,
   };
+}
+
+/** One split's CIDEr by domain and, on world data, the judge's figures. */
+interface Evaluated {
+  cider: Scores;
+  grounding?: Grounding;
 }
 
 /** Pairs per pool file. */

@@ -87,12 +87,49 @@ export function table3Rows(result: Table3Result): Record<string, string>[] {
   return rows;
 }
 
-export function formatTable3(result: Table3Result): string {
-  const rows = table3Rows(result);
+/** A share as a percentage with no decimals; — when not measured. */
+const pct = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '—' : (100 * x).toFixed(0));
+
+/**
+ * The ground-truth judge beside Table 3 (world data only): per row, the share of nocaps-val captions
+ * naming an object the image shows (recall, %) by domain, and the CHAIR hallucination rates (%):
+ * captions with a hallucinated object (CHAIR_s) and hallucinated object mentions (CHAIR_i); the
+ * same for zero-shot. Empty when the data carries no ground truth.
+ */
+export function table3GroundingRows(result: Table3Result): Record<string, string>[] {
+  if (!result.rows.some((r) => r.grounding)) return [];
+  return result.rows.map((row) => {
+    const g = row.grounding?.finetuned;
+    const z = row.grounding?.zeroShot;
+    return {
+      'pre-training': row.pretraining,
+      'recall in': pct(g?.in?.recall),
+      'recall near': pct(g?.near?.recall),
+      'recall out': pct(g?.out?.recall),
+      'recall overall': pct(g?.overall.recall),
+      'object recall': pct(g?.overall.objectRecall),
+      CHAIR_s: pct(g?.overall.chairS),
+      CHAIR_i: pct(g?.overall.chairI),
+      'zero-shot recall out': pct(z?.out?.recall),
+      'zero-shot CHAIR_s': pct(z?.overall.chairS),
+    };
+  });
+}
+
+function formatRecords(rows: Record<string, string>[]): string {
   const headers = Object.keys(rows[0] ?? { 'pre-training': '' });
   return formatTable(
     headers,
     rows.map((r) => headers.map((h) => r[h]!)),
+  );
+}
+
+/** Table 3 as terminal text, then the judge's table when the data has ground truth. */
+export function formatTable3(result: Table3Result): string {
+  const grounding = table3GroundingRows(result);
+  return (
+    formatRecords(table3Rows(result)) +
+    (grounding.length > 0 ? `\n\nGrounding (nocaps-like val, % of captions; judged against the world's ground truth)\n${formatRecords(grounding)}` : '')
   );
 }
 

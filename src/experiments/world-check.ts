@@ -425,7 +425,7 @@ function describeMeasured(s: StatisticResult): string {
     case 'caption-length-std':
       return `cc3m ${fmt(m.cc3m!, 1)}, cc12m ${fmt(m.cc12m!, 1)} (×${fmt(m.ratio!, 2)})`;
     case 'token-type-ratio':
-      return `cc3m ${fmt(m.cc3m!, 1)}, cc12m ${fmt(m.cc12m!, 1)}`;
+      return `cc3m ${fmt(m.cc3m!, 1)}, cc12m ${fmt(m.cc12m!, 1)} (${fmt(m['cc12m at cc3m size']!, 1)} at CC3M's size)`;
     case 'rare-words': {
       const words = [...new Set(Object.keys(m).map((k) => k.split('.')[0]!))];
       return words.map((w) => `${w} ${m[`${w}.cc3m`]}→${m[`${w}.cc12m`]}${m[`${w}.ratio`] !== undefined ? ` (×${fmt(m[`${w}.ratio`]!, 1)})` : ''}`).join(', ');

@@ -285,3 +285,9 @@ export function judge(cases: readonly GroundingCase[], vocabulary: GroundingVoca
   }
   return { perCaption, scores };
 }
+
+/**
+ * Version of the judge's rules (vocabulary and matching). Scores files record it; a split judged by
+ * another version is judged again from its stored captions (no decoding). Bump it when the rules change.
+ */
+export const JUDGE_VERSION = 2;

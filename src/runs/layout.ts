@@ -123,6 +123,8 @@ export interface ScoresFile {
   domains?: Partial<Record<'in' | 'near' | 'out' | 'overall', Record<string, number>>>;
   /** Object recall and CHAIR figures, when the images carry ground-truth objects (the world's splits). */
   grounding?: { overall: GroundingFiguresJson } & Partial<Record<'in' | 'near' | 'out', GroundingFiguresJson>>;
+  /** Version of the judge that wrote `grounding` (src/metrics/grounding.ts JUDGE_VERSION); older ones are judged again. */
+  groundingJudge?: number;
   created: string;
 }
 

@@ -6,8 +6,9 @@
  * Plain data only (the values are copied from notebooks/paper-numbers.json where the papers state
  * them; src/world may not import src/report). The measuring code reads `accept` by statistic id;
  * `calibratedBy` names parameters as `<options>.<field>` of src/world (`altText.*`: AltTextOptions
- * in alttext.ts, `tagger.*`: TaggerOptions in tags.ts, `world.*`: WorldOptions in world.ts) and is
- * free-form so more can be added.
+ * in alttext.ts, `references.*`: ReferenceOptions in alttext.ts, `tagger.*`: TaggerOptions in tags.ts,
+ * `world.*`: WorldOptions and the samplers in world.ts) and is free-form so more can be added.
+ * docs/world.md (*Calibration*) gives each parameter's value and what the check measured.
  */
 
 export type CalibrationId =
@@ -49,15 +50,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 3.0, max: 4.5 },
     rule: 'ratio in [min, max]',
     source: `${CC12M}, Table 1 (pairs); ${CC3M}, Table 1 (train examples)`,
-    calibratedBy: [
-      'altText.personShare',
-      'altText.keywordShare',
-      'altText.titleShare',
-      'altText.hashtagShare',
-      'altText.capitalisationNoiseShare',
-      'altText.mismatchShare',
-      'tagger.missRate',
-    ],
+    calibratedBy: ['altText.lowercaseShare', 'altText.phraseShare', 'altText.longShare'],
   },
   {
     id: 'caption-precision',
@@ -66,7 +59,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { tolerance: 0.08, gap: [0.05, 0.25] },
     rule: 'each pool within ±tolerance of the paper, and CC3M − CC12M in gap',
     source: `${CC3M}, Sec. 4 (human evaluation, 2+ of 3 raters "good"); ${CC12M}, Sec. 3.1 (100-caption check, score ≥ 4 of 5)`,
-    calibratedBy: ['altText.mismatchShare', 'tagger.falsePositiveMean', 'tagger.missRate'],
+    calibratedBy: ['altText.mismatchShare', 'altText.contextMismatchShare', 'altText.mismatchSharedObjectShare'],
   },
   {
     id: 'person-share',
@@ -84,7 +77,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { minRatio: 1.5 },
     rule: 'CC12M mean ≥ minRatio × CC3M mean',
     source: `${CC12M}, Table 1`,
-    calibratedBy: ['altText.titleShare', 'altText.keywordShare', 'altText.boilerplateShare'],
+    calibratedBy: ['altText.longShare'],
   },
   {
     id: 'caption-length-std',
@@ -93,7 +86,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { minRatio: 2 },
     rule: 'CC12M std ≥ minRatio × CC3M std',
     source: `${CC12M}, Table 1`,
-    calibratedBy: ['altText.titleShare', 'altText.keywordShare', 'altText.boilerplateShare'],
+    calibratedBy: ['altText.longShare'],
   },
   {
     id: 'token-type-ratio',
@@ -102,7 +95,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: {},
     rule: 'CC12M token/type < CC3M token/type',
     source: `${CC12M}, Table 1`,
-    calibratedBy: ['world.zipfExponent', 'altText.hypernymShare'],
+    calibratedBy: ['world.zipfExponent', 'altText.longShare'],
   },
   {
     id: 'rare-words',
@@ -120,7 +113,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { ks: [1, 5, 10] },
     rule: 'CC12M share > CC3M share at every k',
     source: `${CC12M}, Table 9 (coverage of nocaps out-of-domain classes)`,
-    calibratedBy: ['world.zipfExponent', 'altText.hypernymShare'],
+    calibratedBy: ['world.outOfDomainSampler'],
   },
   {
     id: 'human-cider-nocaps',
@@ -129,7 +122,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 60, max: 120 },
     rule: 'every domain and overall in [min, max]',
     source: `${NOCAPS}, Table 3 (human baseline, val)`,
-    calibratedBy: [],
+    calibratedBy: ['references.adjectiveShare', 'references.secondAdjectiveShare', 'references.secondObjectShare', 'references.thirdObjectShare'],
   },
   {
     id: 'human-cider-coco',
@@ -138,7 +131,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 60, max: 120 },
     rule: 'overall in [min, max]',
     source: 'Chen et al. 2015 (COCO Captions), leaderboard human c5',
-    calibratedBy: [],
+    calibratedBy: ['references.adjectiveShare', 'references.secondAdjectiveShare', 'references.secondObjectShare', 'references.thirdObjectShare'],
   },
 ];
 
