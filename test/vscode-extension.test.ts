@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { renderCaptions } from '../extension/src/captionsHtml';
+import { groundingChips, groundingSummary, renderCaptions } from '../extension/src/captionsHtml';
 import { candidateRoots, findCckitRoot } from '../extension/src/kernelRoot';
 import { highlight, highlightHtml, ngramPrecision, tokenize } from '../extension/src/ngrams';
 import { CAPTIONS_MIME, PLOTLY_MIME, RUN_MIME, bundleItems, inlineCaptionImages, runOf } from '../extension/src/outputs';
@@ -132,6 +132,43 @@ test('the sidebar reads a run: predictions, per-image scores, thumbnails inside 
     preds.items[0].thumb = '../../../etc/passwd';
     fs.writeFileSync(file, JSON.stringify(preds));
     assert.equal(loadRun(path.join(tmp, 'r')).items[0]!.thumb, undefined);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('grounding chips and the recall / CHAIR header; the sidebar reads them from a run', () => {
+  assert.equal(groundingChips(undefined), '');
+  assert.equal(groundingChips({ named: [], hallucinated: [] }), '');
+  const chips = groundingChips({ named: ['dog'], hallucinated: ['<cat>'] });
+  assert.match(chips, /<span class="chip named"[^>]*>dog<\/span>/);
+  assert.match(chips, /<span class="chip hallucinated"[^>]*>&lt;cat&gt;<\/span>/);
+  assert.match(renderCaptions({ items: [{ caption: 'a dog', grounding: { named: ['dog'] } }] }, true), /chip named/);
+  assert.equal(groundingSummary(undefined), '');
+  const figures = { recall: 0.5, objectRecall: 2 / 3, chairS: 0.25, chairI: 0.125, captions: 4 };
+  const header = groundingSummary({ overall: figures, out: { ...figures, chairS: 1 } });
+  assert.match(header, /recall<\/b> 50\.0%/);
+  assert.match(header, /obj\. recall<\/b> 66\.7%/);
+  assert.match(header, /CHAIR<sub>s<\/sub><\/b> 25\.0%/);
+  assert.match(header, /CHAIR<sub>i<\/sub><\/b> 12\.5%/);
+  assert.match(header, /class="domain out"[^]*CHAIR<sub>s<\/sub> 100\.0%/);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-run-'));
+  try {
+    const dir = path.join(tmp, 'r');
+    fs.cpSync(SAMPLE, dir, { recursive: true });
+    assert.equal(loadRun(dir).grounding, undefined);
+    const preds = path.join(dir, 'predictions', 'nocaps-val.json');
+    const p = JSON.parse(fs.readFileSync(preds, 'utf8'));
+    p.items[0].grounding = { named: ['dog'], hallucinated: ['cat'], mentions: 2 };
+    fs.writeFileSync(preds, JSON.stringify(p));
+    const scores = path.join(dir, 'scores', 'nocaps-val.json');
+    const sc = JSON.parse(fs.readFileSync(scores, 'utf8'));
+    sc.grounding = { overall: figures };
+    fs.writeFileSync(scores, JSON.stringify(sc));
+    const view = loadRun(dir);
+    assert.deepEqual(view.grounding, { overall: figures });
+    assert.deepEqual(view.items[0]!.grounding, { named: ['dog'], hallucinated: ['cat'], mentions: 2 });
+    assert.equal(view.items[1]!.grounding, undefined);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -5,8 +5,8 @@
  * The vocabulary holds, for every concept, its name, its WordNet lemmas (synonyms), its COCO name
  * and the plurals of all of these, plus the basic-level hypernym words the world's captions use
  * (`hypernymOf(concept, 1)`, "fruit" for durian). Very generic words (entity, object, thing, …)
- * and the world's setting words ("on a table", "the grass") that name no concept are not object
- * words. `<PERSON>` and everyday person words count as the concept "person".
+ * are not object words, nor are the words of the world's caption frame ("on a table", "on top of",
+ * "a green …") unless they are a concept's own name. `<PERSON>` and everyday person words count as the concept "person".
  *
  * A caption is lower-cased and tokenised like the metrics (captionTokens); object mentions are
  * matched greedily left to right, longest phrase first. A mention is correct when it names a
@@ -21,7 +21,7 @@ import { ABSTRACT_HEADS, WORDNET_TOP_NODES } from '../wordnet/basic-level';
 import { headWord, plural } from '../wordnet/nouns';
 import { basicHypernyms, buildConcepts, hypernymOf } from '../world/concepts';
 import type { Concept } from '../world/types';
-import { PERSON_ROLES, SCENE_PLACES } from '../world/words';
+import { ADJECTIVES, PERSON_ROLES, RELATIONS, SCENE_PLACES } from '../world/words';
 
 /** Words too generic to be an object mention, on top of WordNet's top nodes and abstract heads. */
 export const GENERIC_OBJECT_WORDS: ReadonlySet<string> = new Set([
@@ -36,6 +36,9 @@ export const GENERIC_OBJECT_WORDS: ReadonlySet<string> = new Set([
   'form',
   'shape',
 ]);
+
+/** The words of the world's caption templates around the objects: settings' heads, relations, adjectives. */
+export const WORLD_FRAME_WORDS: readonly string[] = [...new Set([...SCENE_PLACES.map(headWord), ...RELATIONS.flatMap((r) => r.split(' ')), ...ADJECTIVES])];
 
 /** Everyday words for a person (besides WordNet's lemmas of person.n.01 and the world's roles). */
 const PERSON_WORDS = ['people', 'man', 'woman', 'boy', 'girl', 'child', 'kid', 'guy', 'lady', 'gentleman', 'player', 'baby', 'adult', 'human'];
@@ -73,11 +76,11 @@ export interface GroundingVocabularyOptions {
   /** Extra words that are never object mentions (default: none beyond GENERIC_OBJECT_WORDS). */
   generic?: readonly string[];
   /**
-   * Setting words: mentions of these count only when they name a concept directly, never as a
-   * hypernym (default: the head words of the world's caption settings, "table", "grass", …, which
-   * the world's references use for the background, not for an object of the image).
+   * Words of the captions' frame, not of their objects: these count as mentions only where they are a
+   * concept's own name or COCO name, never as a synonym or hypernym (default: the words of the world's
+   * caption templates: settings "on a table", relations "on top of", adjectives "a green …").
    */
-  setting?: readonly string[];
+  frame?: readonly string[];
 }
 
 const normalise = (phrase: string): string => phrase.toLowerCase().replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
@@ -86,30 +89,32 @@ const vocabularyCache = new WeakMap<readonly Concept[], GroundingVocabulary>();
 
 /** The judge's object vocabulary of a concept catalog (default: the world's catalog). */
 export function groundingVocabulary(concepts: readonly Concept[] = buildConcepts(), options: GroundingVocabularyOptions = {}): GroundingVocabulary {
-  const plain = options.generic === undefined && options.setting === undefined;
+  const plain = options.generic === undefined && options.frame === undefined;
   if (plain) {
     const cached = vocabularyCache.get(concepts);
     if (cached) return cached;
   }
   const generic = new Set([...GENERIC_OBJECT_WORDS, ...(options.generic ?? []).map(normalise)]);
-  const setting = new Set((options.setting ?? SCENE_PLACES.map(headWord)).map(normalise));
+  const frame = new Set((options.frame ?? WORLD_FRAME_WORDS).map(normalise));
   const words = new Map<string, ObjectWord>();
-  const add = (phrase: string, singular: string, concept?: string): void => {
+  /** `own`: the phrase is a concept's own (or COCO) name or its plural, which frame words may be. */
+  const add = (phrase: string, singular: string, concept?: string, own = false): void => {
     const key = normalise(phrase);
     if (key === '' || generic.has(key) || generic.has(normalise(singular))) return;
+    if (!own && (frame.has(key) || frame.has(normalise(singular)))) return;
     let word = words.get(key);
     if (!word) words.set(key, (word = { tokens: key.split(' '), singular: normalise(singular), concepts: [] }));
     if (concept !== undefined && !word.concepts.includes(concept)) word.concepts.push(concept);
   };
-  const addWithPlural = (phrase: string, concept?: string): void => {
+  const addWithPlural = (phrase: string, concept?: string, own = false): void => {
     const singular = normalise(phrase);
-    add(singular, singular, concept);
-    add(plural(singular), singular, concept);
+    add(singular, singular, concept, own);
+    add(plural(singular), singular, concept, own);
   };
   const wn = wordnet();
   for (const c of concepts) {
-    addWithPlural(c.name, c.name);
-    if (c.cocoName !== undefined) addWithPlural(c.cocoName, c.name);
+    addWithPlural(c.name, c.name, true);
+    if (c.cocoName !== undefined) addWithPlural(c.cocoName, c.name, true);
     for (const lemma of wn.synset(c.synset).lemmas) addWithPlural(lemma, c.name);
   }
   const hypernyms = new Map<string, Set<string>>();
@@ -122,7 +127,7 @@ export function groundingVocabulary(concepts: readonly Concept[] = buildConcepts
     for (const word of basicHypernyms(c)) set.add(normalise(word));
     hypernyms.set(c.name, set);
     const basic = normalise(hypernymOf(c, 1));
-    if (basic !== normalise(c.name) && !setting.has(basic)) addWithPlural(basic);
+    if (basic !== normalise(c.name)) addWithPlural(basic);
   }
   // Person words name the concept "person" (unless a concept of their own already has them).
   if (concepts.some((c) => c.name === PERSON_CONCEPT)) {
@@ -130,7 +135,6 @@ export function groundingVocabulary(concepts: readonly Concept[] = buildConcepts
     for (const [many, one] of IRREGULAR_PERSON_PLURALS) if (!words.has(many)) add(many, one, PERSON_CONCEPT);
     add(PERSON_TOKEN.toLowerCase(), PERSON_CONCEPT, PERSON_CONCEPT);
   }
-  // Hypernym-only setting words are dropped above; a setting word that names a concept stays.
   let maxTokens = 1;
   for (const word of words.values()) maxTokens = Math.max(maxTokens, word.tokens.length);
   const vocabulary = { words, maxTokens, hypernyms };
@@ -145,7 +149,12 @@ export interface ObjectMention {
   word: ObjectWord;
 }
 
-/** The object mentions of a caption, matched longest-first, left to right, without overlaps. */
+const SUBJECT_PRONOUNS: ReadonlySet<string> = new Set(['i', 'you', 'we', 'they', 'he', 'she', 'it']);
+
+/**
+ * The object mentions of a caption, matched longest-first, left to right, without overlaps; a phrase
+ * right after a subject pronoun ("I can see") is not a mention.
+ */
 export function objectMentions(caption: string, vocabulary: GroundingVocabulary): ObjectMention[] {
   const tokens = captionTokens(caption).map((t) => t.toLowerCase());
   const out: ObjectMention[] = [];
@@ -154,7 +163,8 @@ export function objectMentions(caption: string, vocabulary: GroundingVocabulary)
     for (let n = Math.min(vocabulary.maxTokens, tokens.length - i); n >= 1; n--) {
       const text = tokens.slice(i, i + n).join(' ');
       const word = vocabulary.words.get(text);
-      if (word) {
+      // "I can see", "it can": a word right after a subject pronoun is a verb, not an object
+      if (word && !SUBJECT_PRONOUNS.has(tokens[i - 1] ?? '')) {
         out.push({ text, word });
         matched = n;
         break;
