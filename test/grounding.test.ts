@@ -49,22 +49,27 @@ test('mentions: longest first, left to right, <PERSON> as one token', () => {
   );
   assert.deepEqual(
     judgeCaption('a dog and a hot dog', ['dog'], vocabulary),
-    { named: ['dog'], hallucinated: ['hot dog'], mentions: 2 },
+    { named: ['dog'], byKind: [], hallucinated: ['hot dog'], mentions: 2 },
     '"hot dog" is one mention, not a dog',
   );
-  assert.deepEqual(judgeCaption('<PERSON> with an object and a thing', ['person'], vocabulary), { named: ['person'], hallucinated: [], mentions: 1 });
-  assert.deepEqual(judgeCaption('a photo of the grass', ['dog'], vocabulary), { named: [], hallucinated: [], mentions: 0 });
+  assert.deepEqual(judgeCaption('<PERSON> with an object and a thing', ['person'], vocabulary), {
+    named: ['person'],
+    byKind: [],
+    hallucinated: [],
+    mentions: 1,
+  });
+  assert.deepEqual(judgeCaption('a photo of the grass', ['dog'], vocabulary), { named: [], byKind: [], hallucinated: [], mentions: 0 });
   // frame words: "on top of", "a green dog" are no mentions (though "top" is a hypernym, "green" a synonym of greens)
-  assert.deepEqual(judgeCaption('a green dog on top of a plate', ['dog'], vocabulary), { named: ['dog'], hallucinated: [], mentions: 1 });
-  assert.deepEqual(judgeCaption('In this image I can see a dog', ['dog'], vocabulary), { named: ['dog'], hallucinated: [], mentions: 1 });
+  assert.deepEqual(judgeCaption('a green dog on top of a plate', ['dog'], vocabulary), { named: ['dog'], byKind: [], hallucinated: [], mentions: 1 });
+  assert.deepEqual(judgeCaption('In this image I can see a dog', ['dog'], vocabulary), { named: ['dog'], byKind: [], hallucinated: [], mentions: 1 });
 });
 
 test('a hypernym is correct only when a present concept has it', () => {
-  assert.deepEqual(judgeCaption('a fruit on a table', ['durian'], vocabulary), { named: [], hallucinated: [], mentions: 1 });
-  assert.deepEqual(judgeCaption('a fruit on a table', ['dog'], vocabulary), { named: [], hallucinated: ['fruit'], mentions: 1 });
+  assert.deepEqual(judgeCaption('a fruit on a table', ['durian'], vocabulary), { named: [], byKind: ['durian'], hallucinated: [], mentions: 1 });
+  assert.deepEqual(judgeCaption('a fruit on a table', ['dog'], vocabulary), { named: [], byKind: [], hallucinated: ['fruit'], mentions: 1 });
   // dog → canine → carnivore → placental → mammal → … → animal: both are its hypernyms
-  assert.deepEqual(judgeCaption('an animal, a mammal', ['dog'], vocabulary), { named: [], hallucinated: [], mentions: 2 });
-  assert.deepEqual(judgeCaption('a mammal', ['durian'], vocabulary), { named: [], hallucinated: ['mammal'], mentions: 1 });
+  assert.deepEqual(judgeCaption('an animal, a mammal', ['dog'], vocabulary), { named: [], byKind: ['dog'], hallucinated: [], mentions: 2 });
+  assert.deepEqual(judgeCaption('a mammal', ['durian'], vocabulary), { named: [], byKind: [], hallucinated: ['mammal'], mentions: 1 });
 });
 
 const CASES: GroundingCase[] = [
@@ -77,17 +82,17 @@ const CASES: GroundingCase[] = [
 test('aggregate figures on hand-made cases', () => {
   const report = judge(CASES, vocabulary);
   assert.deepEqual(report.perCaption, [
-    { named: ['durian', 'person'], hallucinated: ['dog'], mentions: 3 },
-    { named: [], hallucinated: [], mentions: 1 },
-    { named: ['car', 'hotdog'], hallucinated: [], mentions: 2 },
-    { named: [], hallucinated: ['fruit', 'cat'], mentions: 2 },
+    { named: ['durian', 'person'], byKind: [], hallucinated: ['dog'], mentions: 3 },
+    { named: [], byKind: ['durian'], hallucinated: [], mentions: 1 },
+    { named: ['car', 'hotdog'], byKind: [], hallucinated: [], mentions: 2 },
+    { named: [], byKind: [], hallucinated: ['fruit', 'cat'], mentions: 2 },
   ]);
-  // 2 of 4 captions name something; 4 of 6 distinct present objects named; 2 of 4 captions
-  // hallucinate; 3 of 8 mentions are hallucinated
-  assert.deepEqual(report.scores.overall, { recall: 0.5, objectRecall: 4 / 6, chairS: 0.5, chairI: 3 / 8, captions: 4 });
-  assert.deepEqual(report.scores.in, { recall: 0.5, objectRecall: 2 / 3, chairS: 1, chairI: 3 / 5, captions: 2 });
-  assert.deepEqual(report.scores.near, { recall: 0, objectRecall: 0, chairS: 0, chairI: 0, captions: 1 });
-  assert.deepEqual(report.scores.out, { recall: 1, objectRecall: 1, chairS: 0, chairI: 0, captions: 1 });
+  // 3 of 4 captions name something (the second by its kind), 2 of 4 by name; 5 of 6 distinct present
+  // objects named; 2 of 4 captions hallucinate; 3 of 8 mentions are hallucinated
+  assert.deepEqual(report.scores.overall, { recall: 0.75, specificRecall: 0.5, objectRecall: 5 / 6, chairS: 0.5, chairI: 3 / 8, captions: 4 });
+  assert.deepEqual(report.scores.in, { recall: 0.5, specificRecall: 0.5, objectRecall: 2 / 3, chairS: 1, chairI: 3 / 5, captions: 2 });
+  assert.deepEqual(report.scores.near, { recall: 1, specificRecall: 0, objectRecall: 1, chairS: 0, chairI: 0, captions: 1 });
+  assert.deepEqual(report.scores.out, { recall: 1, specificRecall: 1, objectRecall: 1, chairS: 0, chairI: 0, captions: 1 });
   // without domains: overall only
   const plain = judge(
     CASES.map(({ domain: _d, ...c }) => c),
@@ -95,7 +100,7 @@ test('aggregate figures on hand-made cases', () => {
   );
   assert.deepEqual(Object.keys(plain.scores), ['overall']);
   assert.deepEqual(plain.scores.overall, report.scores.overall);
-  assert.deepEqual(judge([], vocabulary).scores.overall, { recall: 0, objectRecall: 0, chairS: 0, chairI: 0, captions: 0 });
+  assert.deepEqual(judge([], vocabulary).scores.overall, { recall: 0, specificRecall: 0, objectRecall: 0, chairS: 0, chairI: 0, captions: 0 });
   assert.throws(() => judge([{ caption: 'x', objects: [], domain: 'far' }], vocabulary), /unknown nocaps domain/);
 });
 
@@ -159,11 +164,11 @@ test('evaluateRun writes grounding into scores and predictions when the cases ca
   const scores = readScores(runDir, 'nocaps-val')!;
   assert.equal(scores.version, 1);
   assert.deepEqual(scores.grounding, expected.scores);
-  assert.deepEqual(scores.grounding!.overall, { recall: 0.5, objectRecall: 4 / 6, chairS: 0.5, chairI: 3 / 8, captions: 4 });
+  assert.deepEqual(scores.grounding!.overall, { recall: 0.75, specificRecall: 0.5, objectRecall: 5 / 6, chairS: 0.5, chairI: 3 / 8, captions: 4 });
   assert.equal(scores.grounding!.out!.objectRecall, 1);
   const items = readPredictions(runDir, 'nocaps-val').items;
-  assert.deepEqual(items[0]!.grounding, { named: ['durian', 'person'], hallucinated: ['dog'], mentions: 3 });
-  assert.deepEqual(items[3]!.grounding, { named: [], hallucinated: ['fruit', 'cat'], mentions: 2 });
+  assert.deepEqual(items[0]!.grounding, { named: ['durian', 'person'], byKind: [], hallucinated: ['dog'], mentions: 3 });
+  assert.deepEqual(items[3]!.grounding, { named: [], byKind: [], hallucinated: ['fruit', 'cat'], mentions: 2 });
 
   const plainDir = path.join(temporary, 'run-plain');
   const plain = evaluateRun(
@@ -185,4 +190,16 @@ test('every concept of the catalog is named by its own name', () => {
     assert.deepEqual(verdict.named, [c.name], c.name);
     assert.deepEqual(verdict.hallucinated, [], c.name);
   }
+});
+
+test('a colour or verb that is also an object name counts only where a noun phrase can end', () => {
+  assert.deepEqual(judgeCaption('an orange cat on a table', ['cat'], vocabulary).hallucinated, []);
+  assert.deepEqual(judgeCaption('a dog can be seen near a cat', ['dog', 'cat'], vocabulary), {
+    named: ['dog', 'cat'],
+    byKind: [],
+    hallucinated: [],
+    mentions: 2,
+  });
+  assert.deepEqual(judgeCaption('an orange on a table', ['orange'], vocabulary).named, ['orange']);
+  assert.deepEqual(judgeCaption('a pale orange', ['dog'], vocabulary).hallucinated, ['orange']);
 });

@@ -54,7 +54,11 @@ test('differences and spreadRows match rows by label across seeds, for val and t
 
 test('overSeeds runs each seed in order and keeps the results in that order', async () => {
   const said: string[] = [];
-  const out = await overSeeds([3, 1, 2], async (seed) => seed * 10, (l) => said.push(l));
+  const out = await overSeeds(
+    [3, 1, 2],
+    async (seed) => seed * 10,
+    (l) => said.push(l),
+  );
   assert.deepEqual(out, [30, 10, 20]);
   assert.deepEqual(said, ['seed 3 (1 of 3)', 'seed 1 (2 of 3)', 'seed 2 (3 of 3)']);
 });

@@ -126,7 +126,7 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
     if (extra?.url !== undefined) item.url = extra.url;
     item.scores = scored.perImage[c.imageId];
     const verdict = judged?.perCaption[i];
-    if (verdict) item.grounding = { named: verdict.named, hallucinated: verdict.hallucinated, mentions: verdict.mentions };
+    if (verdict) item.grounding = { named: verdict.named, byKind: verdict.byKind, hallucinated: verdict.hallucinated, mentions: verdict.mentions };
     return item;
   });
   const predictions: PredictionsFile = { version: 1, run, split, created, items };
@@ -162,7 +162,7 @@ export function rejudgeRun(runDir: string, split: string, objects: ReadonlyMap<s
   const judged = judge(cases, vocabulary ?? groundingVocabulary());
   predictions.items.forEach((item, i) => {
     const v = judged.perCaption[i]!;
-    item.grounding = { named: v.named, hallucinated: v.hallucinated, mentions: v.mentions };
+    item.grounding = { named: v.named, byKind: v.byKind, hallucinated: v.hallucinated, mentions: v.mentions };
   });
   scores.grounding = judged.scores;
   scores.groundingJudge = JUDGE_VERSION;

@@ -214,7 +214,12 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
     // A finished run already captioned with the same decoder (and judged, when the images carry objects): read its scores.
     const scoresFile = path.join(runDir, SCORES_DIR, `${split}.json`);
     const predictionsFile = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
-    if (!options.force && fs.existsSync(scoresFile) && fs.existsSync(predictionsFile) && readPredictions(runDir, split).decoder === describeDecoder(recipe.decode)) {
+    if (
+      !options.force &&
+      fs.existsSync(scoresFile) &&
+      fs.existsSync(predictionsFile) &&
+      readPredictions(runDir, split).decoder === describeDecoder(recipe.decode)
+    ) {
       const cached = readScores(runDir, split);
       if (cached && !images.every((i) => i.objects)) return { cider: cider(cached.domains) };
       if (cached && cached.grounding && cached.groundingJudge === JUDGE_VERSION) return { cider: cider(cached.domains), grounding: cached.grounding };

@@ -21,7 +21,7 @@ import { ABSTRACT_HEADS, WORDNET_TOP_NODES } from '../wordnet/basic-level';
 import { headWord, plural } from '../wordnet/nouns';
 import { basicHypernyms, buildConcepts, hypernymOf } from '../world/concepts';
 import type { Concept } from '../world/types';
-import { ADJECTIVES, PERSON_ROLES, RELATIONS, SCENE_PLACES } from '../world/words';
+import { ADJECTIVES, BACKDROPS, PERSON_ROLES, POSES, REFERENCE_ADJECTIVES, REFERENCE_PLACES, RELATIONS, SCENE_PLACES } from '../world/words';
 
 /** Words too generic to be an object mention, on top of WordNet's top nodes and abstract heads. */
 export const GENERIC_OBJECT_WORDS: ReadonlySet<string> = new Set([
@@ -38,7 +38,31 @@ export const GENERIC_OBJECT_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** The words of the world's caption templates around the objects: settings' heads, relations, adjectives. */
-export const WORLD_FRAME_WORDS: readonly string[] = [...new Set([...SCENE_PLACES.map(headWord), ...RELATIONS.flatMap((r) => r.split(' ')), ...ADJECTIVES])];
+export const WORLD_FRAME_WORDS: readonly string[] = [
+  ...new Set([
+    ...SCENE_PLACES.map(headWord),
+    ...BACKDROPS.map(headWord),
+    ...REFERENCE_PLACES.map(headWord),
+    ...RELATIONS.flatMap((r) => r.split(' ')),
+    ...ADJECTIVES,
+    ...REFERENCE_ADJECTIVES,
+    ...POSES,
+    // "… can be seen", "a light backdrop"
+    'can',
+    'light',
+  ]),
+];
+
+/**
+ * Words that may end a noun phrase: a frame word that is also a concept's own name ("orange", "can")
+ * is an object mention only when one of these (or the end) follows it — "an orange on a table",
+ * not "an orange cat" or "can be seen".
+ */
+const PHRASE_ENDS: ReadonlySet<string> = new Set([
+  ...RELATIONS.flatMap((r) => r.split(' ')),
+  ...POSES,
+  ...['and', 'or', 'is', 'are', 'at', 'of', 'by', 'to', 'for', 'from', 'in', 'on', 'with', 'near', 'against', 'there', ',', '.', ';', ':', '!', '?'],
+]);
 
 /** Everyday words for a person (besides WordNet's lemmas of person.n.01 and the world's roles). */
 const PERSON_WORDS = ['people', 'man', 'woman', 'boy', 'girl', 'child', 'kid', 'guy', 'lady', 'gentleman', 'player', 'baby', 'adult', 'human'];
@@ -61,6 +85,8 @@ export interface ObjectWord {
   singular: string;
   /** Concepts the phrase names directly (name, synonym, COCO name or their plurals). */
   concepts: string[];
+  /** Also a word of the captions' frame (a colour, "can"): a mention only where a noun phrase can end. */
+  frame?: boolean;
 }
 
 export interface GroundingVocabulary {
@@ -104,6 +130,7 @@ export function groundingVocabulary(concepts: readonly Concept[] = buildConcepts
     if (!own && (frame.has(key) || frame.has(normalise(singular)))) return;
     let word = words.get(key);
     if (!word) words.set(key, (word = { tokens: key.split(' '), singular: normalise(singular), concepts: [] }));
+    if (frame.has(key) || frame.has(normalise(singular))) word.frame = true;
     if (concept !== undefined && !word.concepts.includes(concept)) word.concepts.push(concept);
   };
   const addWithPlural = (phrase: string, concept?: string, own = false): void => {
@@ -164,7 +191,8 @@ export function objectMentions(caption: string, vocabulary: GroundingVocabulary)
       const text = tokens.slice(i, i + n).join(' ');
       const word = vocabulary.words.get(text);
       // "I can see", "it can": a word right after a subject pronoun is a verb, not an object
-      if (word && !SUBJECT_PRONOUNS.has(tokens[i - 1] ?? '')) {
+      const next = tokens[i + n];
+      if (word && !SUBJECT_PRONOUNS.has(tokens[i - 1] ?? '') && (!word.frame || next === undefined || PHRASE_ENDS.has(next))) {
         out.push({ text, word });
         matched = n;
         break;
@@ -179,6 +207,8 @@ export function objectMentions(caption: string, vocabulary: GroundingVocabulary)
 export interface CaptionGrounding {
   /** Present concepts the caption names (by name, synonym, COCO name or plural), in image order. */
   named: string[];
+  /** Present concepts the caption names only by a hypernym ("a fruit" for a durian), in image order. */
+  byKind: string[];
   /** Mentions (as written, lower case) that name no present concept and no hypernym of one. */
   hallucinated: string[];
   /** Object mentions in all (correct and hallucinated). */
@@ -189,6 +219,7 @@ export interface CaptionGrounding {
 export function judgeCaption(caption: string, objects: readonly string[], vocabulary: GroundingVocabulary): CaptionGrounding {
   const present = [...new Set(objects.map(normalise))];
   const named = new Set<string>();
+  const kinds = new Set<string>();
   const hallucinated: string[] = [];
   const mentions = objectMentions(caption, vocabulary);
   for (const { text, word } of mentions) {
@@ -197,10 +228,16 @@ export function judgeCaption(caption: string, objects: readonly string[], vocabu
       direct.forEach((p) => named.add(p));
       continue;
     }
-    const isHypernym = present.some((p) => vocabulary.hypernyms.get(p)?.has(word.singular));
-    if (!isHypernym) hallucinated.push(text);
+    const kindOf = present.filter((p) => vocabulary.hypernyms.get(p)?.has(word.singular));
+    if (kindOf.length > 0) kindOf.forEach((p) => kinds.add(p));
+    else hallucinated.push(text);
   }
-  return { named: present.filter((p) => named.has(p)), hallucinated, mentions: mentions.length };
+  return {
+    named: present.filter((p) => named.has(p)),
+    byKind: present.filter((p) => kinds.has(p) && !named.has(p)),
+    hallucinated,
+    mentions: mentions.length,
+  };
 }
 
 /** One caption to judge, with the concept names its image shows. */
@@ -214,9 +251,11 @@ export interface GroundingCase {
 
 /** Aggregate figures over a set of captions (shares in [0, 1]). */
 export interface GroundingFigures {
-  /** Share of captions that name at least one present object. */
+  /** Share of captions that name at least one present object, by its name, a synonym or a hypernym. */
   recall: number;
-  /** Share of present objects (distinct per image, over all images) that their caption names. */
+  /** Share of captions that name at least one present object by its own name or a synonym (not only its kind). */
+  specificRecall: number;
+  /** Share of present objects (distinct per image, over all images) that their caption names, by name or kind. */
   objectRecall: number;
   /** CHAIR_s: share of captions with at least one hallucinated mention. */
   chairS: number;
@@ -239,22 +278,25 @@ export interface GroundingReport {
 /** The aggregate figures of judged captions (`objects` aligned with `verdicts`). */
 export function groundingFigures(verdicts: readonly CaptionGrounding[], objects: readonly (readonly string[])[]): GroundingFigures {
   let withNamed = 0;
+  let withSpecific = 0;
   let withHallucination = 0;
   let presentCount = 0;
   let namedCount = 0;
   let mentions = 0;
   let hallucinated = 0;
   verdicts.forEach((v, i) => {
-    if (v.named.length > 0) withNamed++;
+    if (v.named.length + v.byKind.length > 0) withNamed++;
+    if (v.named.length > 0) withSpecific++;
     if (v.hallucinated.length > 0) withHallucination++;
     presentCount += new Set(objects[i]!.map(normalise)).size;
-    namedCount += v.named.length;
+    namedCount += v.named.length + v.byKind.length;
     mentions += v.mentions;
     hallucinated += v.hallucinated.length;
   });
   const share = (a: number, b: number): number => (b === 0 ? 0 : a / b);
   return {
     recall: share(withNamed, verdicts.length),
+    specificRecall: share(withSpecific, verdicts.length),
     objectRecall: share(namedCount, presentCount),
     chairS: share(withHallucination, verdicts.length),
     chairI: share(hallucinated, mentions),
@@ -300,4 +342,4 @@ export function judge(cases: readonly GroundingCase[], vocabulary: GroundingVoca
  * Version of the judge's rules (vocabulary and matching). Scores files record it; a split judged by
  * another version is judged again from its stored captions (no decoding). Bump it when the rules change.
  */
-export const JUDGE_VERSION = 2;
+export const JUDGE_VERSION = 3;

@@ -86,6 +86,8 @@ export interface PredictionItem {
 export interface ItemGrounding {
   /** Present concepts the caption names. */
   named: string[];
+  /** Present concepts it names only by a hypernym ("a fruit"). */
+  byKind?: string[];
   /** Object mentions that name nothing in the image (nor a hypernym of something in it). */
   hallucinated: string[];
   /** Object mentions in all. */
@@ -94,8 +96,10 @@ export interface ItemGrounding {
 
 /** Grounding figures of a set of captions (shares in [0, 1]); see src/metrics/grounding.ts. */
 export interface GroundingFiguresJson {
-  /** Share of captions naming at least one present object. */
+  /** Share of captions naming at least one present object (name, synonym or hypernym). */
   recall: number;
+  /** Share of captions naming at least one present object by its own name or a synonym. */
+  specificRecall?: number;
   /** Share of present objects named. */
   objectRecall: number;
   /** CHAIR_s: share of captions with a hallucinated mention. */

@@ -353,7 +353,7 @@ const REFERENCE_FRAMES: Frame[] = [
   (a, b, c, r) => (b ? `${a} on the left and ${b} on the right` : `${a} tilted to one side on ${backdrop(r)}`),
   (a, b, c, r) => `${a}${and(b, c)} ${pick(r, ['shown together', 'lying around', 'placed close together', 'drawn in bright colors'])}`,
   (a, b, c, r) => `looks like ${a}${rel(r, b)}`,
-  (a, b, c, r) => `${a}${b ? ` and ${b}` : ''} ${pick(r, ['in a room', 'outside', 'on display', 'in a field', 'on a counter'])}`,
+  (a, b, c, r) => `${a}${b ? ` and ${b}` : ''} ${pick(r, words.REFERENCE_PLACES)}`,
 ];
 
 /** Clean, human-style reference captions (COCO / nocaps / Flickr style): `count` different ones. */

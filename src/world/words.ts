@@ -164,6 +164,9 @@ export const REFERENCE_ADJECTIVES = [
   'plain',
 ];
 
+/** Where people say an object is, in reference captions. */
+export const REFERENCE_PLACES = ['in a room', 'outside', 'on display', 'in a field', 'on a counter'];
+
 /** How an object is placed, in reference captions. */
 export const POSES = ['sitting', 'lying', 'placed', 'resting', 'standing', 'shown', 'displayed', 'drawn'];
 
