@@ -88,7 +88,19 @@ test("the CC12M tiny examples are the tiny recipe's stages (hyper-parameters, fe
   ] as const) {
     const config = validateTrainFile(load(file), `configs/${file}`);
     const expected = trainConfigFor(recipe, stage, { name: config.name!, train: config.data.train }, inputs);
-    for (const key of ['seed', 'model', 'vocab', 'objectives', 'optimizer', 'batchSize', 'steps', 'clipNorm', 'labelSmoothing', 'checkpointEvery'] as const) {
+    for (const key of [
+      'seed',
+      'model',
+      'vocab',
+      'objectives',
+      'optimizer',
+      'batchSize',
+      'steps',
+      'clipNorm',
+      'labelSmoothing',
+      'checkpointEvery',
+      'keepCheckpoints',
+    ] as const) {
       assert.deepEqual(config[key], expected[key], `configs/${file}: ${key} differs from RECIPES.tiny`);
     }
     assert.equal(config.data.maxCaptionLen, expected.data.maxCaptionLen, `configs/${file}: data.maxCaptionLen`);

@@ -84,7 +84,8 @@ test('web pool: mismatch share, person spans, tags within their documented rates
     }
     assert.ok(pair.truth.boxes.every((b) => b.x >= 0 && b.y >= 0 && b.x + b.width <= pair.truth.width && b.y + b.height <= pair.truth.height));
   }
-  assert.ok(Math.abs(mismatched / n - 0.15) < 0.03, `mismatch share ${mismatched / n}`);
+  // DEFAULT_ALT_TEXT: 7% of sentences and news captions, 40% of the other styles (about half the pool)
+  assert.ok(mismatched / n > 0.2 && mismatched / n < 0.32, `mismatch share ${mismatched / n}`);
   assert.ok(persons / n > 0.1 && persons / n < 0.3, `person share ${persons / n}`);
   assert.ok(Math.abs(missed / shownObjects - 0.1) < 0.03, `tag miss rate ${missed / shownObjects}`);
   // Zipf long tail: the common concepts dominate, yet hundreds of tail concepts appear
