@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import type { ResultRow } from '../src/experiments/runner';
-import { differences, formatSpread, overSeeds, PICKS, spread, spreadRows, verdictOver } from '../src/experiments/seeds';
+import { differences, formatSpread, overSeeds, PICKS, spread, spreadRows, spreadRowsWithGrounding, verdictOver } from '../src/experiments/seeds';
 import { listCheckpoints } from '../src/train/checkpoint';
 
 const scores = (overall: number, out = overall) => ({ in: overall + 10, near: overall, out, overall });
@@ -77,4 +77,17 @@ test('listCheckpoints: complete step folders oldest first, with their steps', ()
     'the half-written step 100 and temporaries are not checkpoints',
   );
   assert.deepEqual(listCheckpoints(path.join(run, 'missing')), []);
+});
+
+test('spreadRowsWithGrounding: the judge figures beside CIDEr, in %', () => {
+  const figures = (recall: number) => ({ recall, specificRecall: recall / 2, objectRecall: recall, chairS: 0.1, chairI: 0.1, captions: 10 });
+  const judged = (label: string, recall: number): ResultRow => ({
+    ...row(label, 30),
+    grounding: { finetuned: { overall: figures(recall), out: figures(recall / 4) } },
+  });
+  const rows = spreadRowsWithGrounding([[judged('cc12m', 0.8)], [judged('cc12m', 0.6)]]);
+  assert.equal(rows[0]!['recall out %'], '17.5 ± 3.5');
+  assert.equal(rows[0]!['by name out %'], '8.8 ± 1.8');
+  assert.equal(rows[0]!['CHAIR_s %'], '10.0 ± 0.0');
+  assert.equal(spreadRowsWithGrounding([[row('none', 1)]])[0]!['recall out %'], '—', 'rows without ground truth');
 });

@@ -3,6 +3,7 @@
  * training initialisation, so the spread over seeds is what a difference between rows has to beat.
  * Claims are judged on every seed's difference, not on one run.
  */
+import type { GroundingFiguresJson } from '../runs/layout';
 import type { ResultRow, Scores } from './runner';
 
 export const DOMAIN_KEYS = ['in', 'near', 'out', 'overall'] as const;
@@ -99,4 +100,33 @@ export function spreadRows(perSeed: readonly (readonly ResultRow[])[], pick: Row
     [labelHeader]: label,
     ...Object.fromEntries(DOMAIN_KEYS.map((d) => [d, formatSpread(byDomain[d])])),
   }));
+}
+
+/** A grounding figure of a row (×100, by domain) as a pick: `recall`, `specificRecall`, `chairS`, … */
+export function groundingPick(key: Exclude<keyof GroundingFiguresJson, 'captions'>, which: 'finetuned' | 'zeroShot' = 'finetuned'): RowPick {
+  return (r) => {
+    const g = r.grounding?.[which];
+    if (!g) return undefined;
+    const at = (d: 'in' | 'near' | 'out' | 'overall'): number => 100 * (g[d]?.[key] ?? NaN);
+    return { in: at('in'), near: at('near'), out: at('out'), overall: at('overall') };
+  };
+}
+
+/**
+ * `spreadRows` (CIDEr by domain) plus the judge's figures beside each row (%, mean ± std): captions
+ * naming a present object out of domain (recall), naming it by its own name, and CHAIR_s overall.
+ */
+export function spreadRowsWithGrounding(perSeed: readonly (readonly ResultRow[])[], labelHeader = 'variant'): Record<string, string>[] {
+  const recall = spreadByLabel(perSeed, groundingPick('recall'));
+  const byName = spreadByLabel(perSeed, groundingPick('specificRecall'));
+  const chair = spreadByLabel(perSeed, groundingPick('chairS'));
+  return spreadRows(perSeed, PICKS.val, labelHeader).map((row) => {
+    const label = row[labelHeader]!;
+    return {
+      ...row,
+      'recall out %': formatSpread(recall.get(label)!.out),
+      'by name out %': formatSpread(byName.get(label)!.out),
+      'CHAIR_s %': formatSpread(chair.get(label)!.overall),
+    };
+  });
 }
