@@ -126,7 +126,7 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
     if (extra?.url !== undefined) item.url = extra.url;
     item.scores = scored.perImage[c.imageId];
     const verdict = judged?.perCaption[i];
-    if (verdict) item.grounding = { named: verdict.named, byKind: verdict.byKind, hallucinated: verdict.hallucinated, mentions: verdict.mentions };
+    if (verdict) item.grounding = itemGrounding(verdict);
     return item;
   });
   const predictions: PredictionsFile = { version: 1, run, split, created, items };
@@ -143,6 +143,11 @@ export function evaluateRun(cases: readonly CaptionCase[], options: EvaluateRunO
   writeJsonAtomic(scoresPath, scores, { readable: true });
   const grounding = judged ? { grounding: judged.scores, groundingPerCase: judged.perCaption } : {};
   return { ...scored, ...grounding, predictions, scores, predictionsPath, scoresPath };
+}
+
+/** A caption's verdict as the predictions file stores it. */
+function itemGrounding(v: CaptionGrounding): NonNullable<PredictionItem['grounding']> {
+  return { named: v.named, byKind: v.byKind, hallucinated: v.hallucinated, mentions: v.mentions };
 }
 
 /**
@@ -162,7 +167,7 @@ export function rejudgeRun(runDir: string, split: string, objects: ReadonlyMap<s
   const judged = judge(cases, vocabulary ?? groundingVocabulary());
   predictions.items.forEach((item, i) => {
     const v = judged.perCaption[i]!;
-    item.grounding = { named: v.named, byKind: v.byKind, hallucinated: v.hallucinated, mentions: v.mentions };
+    item.grounding = itemGrounding(v);
   });
   scores.grounding = judged.scores;
   scores.groundingJudge = JUDGE_VERSION;

@@ -386,15 +386,14 @@ export async function worldCheck(options: WorldCheckOptions): Promise<WorldCheck
     measures.coverage[pool] = conceptCoverage(captions, outConcepts, ks);
     progress('check pools', i + 1, POOLS.length);
   });
+  // CC12M's first captions holding as many tokens as all of CC3M (one pass, the accumulator's own counts)
   const cc3mTokens = measures.tokens.cc3m.tokens;
-  const prefix: string[] = [];
-  let counted = 0;
+  const counter = new StatsAccumulator({ tokenizer: 'fast', rareWords: [] });
   for (const r of rows.cc12m) {
-    if (counted >= cc3mTokens) break;
-    prefix.push(r.caption);
-    counted = tokenStats(prefix.slice(-1)).tokens + counted;
+    if (counter.result().tokens >= cc3mTokens) break;
+    counter.add(r.caption);
   }
-  measures.cc12mTokenTypeAtCc3mTokens = tokenStats(prefix).tokenTypeRatio;
+  measures.cc12mTokenTypeAtCc3mTokens = counter.result().tokenTypeRatio;
 
   say('leave-one-out CIDEr-D of the references');
   const nocaps = Array.from({ length: sizes['nocaps-val'] }, (_, id) => world.captionedImage('nocaps-val', id));
