@@ -8,6 +8,7 @@ import { readJsonFile } from '../util/json';
 import { runDemo } from './demo';
 import { runDoctor } from './doctor';
 import { registerEvalCommand } from './eval';
+import { registerDownloadCommand } from './download';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
 import { addFetchOptions, runFilter, runOverlap } from './filter';
@@ -113,6 +114,8 @@ export function buildProgram(): Command {
       'auto',
     );
   addFetchOptions(filter).action(runFilter);
+
+  registerDownloadCommand(program);
 
   program
     .command('overlap')

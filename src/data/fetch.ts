@@ -23,7 +23,13 @@ import { pipeline } from 'stream/promises';
 import * as zlib from 'zlib';
 import { classifyAddress } from './address';
 
-export type FetchFailure = { ok: false; reason: string; detail?: string };
+export type FetchFailure = {
+  ok: false;
+  reason: string;
+  detail?: string;
+  /** A 429/503's Retry-After, in milliseconds from when it arrived (a caller that retries waits this long). */
+  retryAfterMs?: number;
+};
 export type FetchResult = { ok: true; bytes: Buffer } | FetchFailure;
 
 export interface HttpFetchOptions {
@@ -48,6 +54,7 @@ class FetchError extends Error {
   constructor(
     readonly reason: string,
     readonly detail?: string,
+    readonly retryAfterMs?: number,
   ) {
     super(detail ? `${reason}: ${detail}` : reason);
   }
@@ -194,7 +201,13 @@ async function readBody(response: http.IncomingMessage, options: HttpFetchOption
 
 /** Why a network error happened, as a funnel reason. */
 function networkFailure(err: unknown): FetchFailure {
-  if (err instanceof FetchError) return { ok: false, reason: err.reason, ...(err.detail ? { detail: err.detail } : {}) };
+  if (err instanceof FetchError)
+    return {
+      ok: false,
+      reason: err.reason,
+      ...(err.detail ? { detail: err.detail } : {}),
+      ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+    };
   const e = err as NodeJS.ErrnoException;
   const code = e.code ?? '';
   const detail = `${code ? code + ': ' : ''}${e.message}`.slice(0, 200);
@@ -206,6 +219,15 @@ function networkFailure(err: unknown): FetchFailure {
   else if (code.startsWith('Z_') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED' || /^ERR__?(BROTLI|ZLIB)/.test(code)) reason = 'download:bad-encoding';
   else if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) reason = 'download:tls';
   return { ok: false, reason, detail };
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function retryAfter(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
 /** GETs an http(s) URL under the rules in the module comment. */
@@ -242,7 +264,7 @@ async function follow(start: string, options: HttpFetchOptions, signal: AbortSig
     }
     if (status < 200 || status >= 300) {
       response.destroy();
-      throw new FetchError(`download:http-${status}`, url.href.slice(0, 200));
+      throw new FetchError(`download:http-${status}`, url.href.slice(0, 200), retryAfter(response.headers['retry-after']));
     }
     const optOut = options.respectRobotsTag ? robotsOptOut(response.headers['x-robots-tag']) : undefined;
     if (optOut) {

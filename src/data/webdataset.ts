@@ -22,13 +22,14 @@
  *  - `NNNNN_stats.json`: `count`, `successes`, `failed_to_download`, `failed_to_resize`,
  *    `duration`, `start_time`, `end_time` (seconds since the epoch, like Python's time.time()),
  *    `status_dict` (how many rows ended in "success" and in each error message).
- *  - `NNNNN.parquet` (the metadata of every row, failures included): NOT written. No pure-JS
- *    parquet writer is a dependency of this package (maintained ones exist on npm, e.g.
- *    hyparquet-writer, @dsnp/parquetjs). In its place `NNNNN_meta.jsonl` holds the same rows,
- *    one JSON object (the KEY.json fields) per line, so failed rows are not lost.
+ *  - `NNNNN.parquet`: the metadata of every row, failures included, sorted by key: the KEY.json
+ *    fields plus `sha256` of the downloaded image (null where unknown), written with
+ *    hyparquet-writer (parquet.ts).
+ *  - Samples may be written in any order (`OpenShard.write(index, …)`): a download keeps the tar
+ *    in completion order, as img2dataset does; `ShardWriter` writes in input order.
  *
  * Atomicity: each shard is written to a hidden temporary file beside its final name and
- * renamed when the shard is complete; the stats file is renamed last, so a `NNNNN_stats.json`
+ * renamed when the shard is complete, then the parquet; the stats file is written last, so a `NNNNN_stats.json`
  * means the shard is whole (img2dataset's incremental mode also treats it so). On an error
  * (`abort()`, or any error inside `writeShards`) the current shard's temporaries are removed:
  * no partial `.tar` is ever visible.
@@ -40,10 +41,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tar from 'tar-stream';
-import { releaseTemporary, temporaryPath } from '../util/atomic';
+import { releaseTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
+import { writeParquetFile, type ParquetColumn } from './parquet';
 import { readJsonFile } from '../util/json';
 
-export type ImageExt = 'jpg' | 'png' | 'gif';
+export type ImageExt = 'jpg' | 'png' | 'gif' | 'webp';
 
 /** One decoded sample, as written and read back. */
 export interface ShardSample {
@@ -73,6 +75,8 @@ export interface SuccessInput {
   height?: number;
   originalWidth?: number;
   originalHeight?: number;
+  /** The downloaded (original) image's SHA-256, hex, as img2dataset's `compute_hash`. */
+  sha256?: string;
   /** Extra metadata fields, written into KEY.json after img2dataset's fields. */
   meta?: Record<string, unknown>;
 }
@@ -109,7 +113,7 @@ export class ShardError extends Error {
   }
 }
 
-const IMAGE_EXTS: readonly string[] = ['jpg', 'png', 'gif'];
+const IMAGE_EXTS: readonly string[] = ['jpg', 'png', 'gif', 'webp'];
 const DEFAULT_MTIME = new Date(Date.UTC(2000, 0, 1));
 
 /** img2dataset's zero-padded shard name ("00012"). */
@@ -169,20 +173,9 @@ interface ShardStats {
   status_dict: Record<string, number>;
 }
 
-/** The shard being written: its temporaries and counters. */
-interface OpenShard {
-  id: number;
-  name: string;
-  tarTemp: string;
-  metaTemp: string;
-  pack: tar.Pack;
-  out: fs.WriteStream;
-  meta: fs.WriteStream;
-  written: Promise<void>;
-  metaWritten: Promise<void>;
-  stats: ShardStats;
-  rows: number;
-}
+/** The columns of `NNNNN.parquet`, in img2dataset's order; extra metadata fields follow. */
+export const SHARD_COLUMNS = ['url', 'caption', 'key', 'status', 'error_message', 'width', 'height', 'original_width', 'original_height', 'sha256'] as const;
+const INT_COLUMNS: ReadonlySet<string> = new Set(['width', 'height', 'original_width', 'original_height']);
 
 function finished(stream: fs.WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -202,56 +195,55 @@ async function syncAndRename(temporary: string, file: string): Promise<void> {
   releaseTemporary(temporary);
 }
 
+/** The parquet columns for a shard's rows: the fixed ones, then each extra field (numbers as DOUBLE, the rest as text). */
+function metadataColumns(rows: readonly Record<string, unknown>[]): ParquetColumn[] {
+  const extra: string[] = [];
+  for (const row of rows) for (const name of Object.keys(row)) if (!(SHARD_COLUMNS as readonly string[]).includes(name) && !extra.includes(name)) extra.push(name);
+  const column = (name: string): ParquetColumn => {
+    const values = rows.map((row) => row[name] ?? null);
+    if (INT_COLUMNS.has(name)) return { name, type: 'INT32', data: values };
+    const numeric = values.every((v) => v === null || typeof v === 'number');
+    if (numeric && !(SHARD_COLUMNS as readonly string[]).includes(name)) return { name, type: 'DOUBLE', data: values };
+    return { name, type: 'STRING', data: values.map((v) => (v === null || typeof v === 'string' ? v : JSON.stringify(v))) };
+  };
+  return [...SHARD_COLUMNS, ...extra].map(column);
+}
+
 /**
- * Packs samples into img2dataset-style webdataset shards in `folder` (created if missing).
- * Call `write`/`fail` once per input row, in input order, awaiting each call, then `close()`;
- * on error call `abort()`.
+ * One shard being written: rows may arrive in any order (a download finishes when it finishes),
+ * each with its index in the shard; tar members are written as rows come, the parquet rows are
+ * sorted by key. `close()` renames the tar, writes the parquet, then the stats last.
  */
-export class ShardWriter {
-  readonly samplesPerShard: number;
-  readonly oomShardCount: number;
-  readonly oomSample: number;
-  private readonly mtime: Date;
-  private readonly now: () => number;
-  private nextShard: number;
-  private current: OpenShard | undefined;
-  private closed = false;
-  private busy = false;
-  /** Names of the shards completed so far ("00000", …). */
-  readonly shards: string[] = [];
+export class OpenShard {
+  readonly name: string;
+  private readonly tarTemp: string;
+  private readonly pack: tar.Pack;
+  private readonly out: fs.WriteStream;
+  private readonly written: Promise<void>;
+  private readonly records: { index: number; record: Record<string, unknown> }[] = [];
+  private readonly indices = new Set<number>();
+  private readonly stats: ShardStats;
+  /** Writes are chained: tar members of one sample stay together whatever the caller awaits. */
+  private queue: Promise<void> = Promise.resolve();
+  private state: 'open' | 'closed' | 'aborted' = 'open';
 
   constructor(
     readonly folder: string,
-    options: ShardWriterOptions = {},
+    readonly id: number,
+    readonly options: { samplesPerShard: number; oomShardCount: number; mtime: Date; now: () => number },
   ) {
-    this.samplesPerShard = options.samplesPerShard ?? 10000;
-    if (!Number.isInteger(this.samplesPerShard) || this.samplesPerShard < 1)
-      throw new ShardError(folder, `samplesPerShard must be a positive integer, got ${this.samplesPerShard}`);
-    this.oomShardCount = options.oomShardCount ?? 5;
-    this.oomSample = oomSamplePerShard(this.samplesPerShard);
-    this.mtime = options.mtime ?? DEFAULT_MTIME;
-    this.now = options.now ?? Date.now;
-    this.nextShard = options.startShard ?? 0;
+    this.name = shardName(id, options.oomShardCount);
     fs.mkdirSync(folder, { recursive: true });
-  }
-
-  private open(): OpenShard {
-    const id = this.nextShard++;
-    const name = shardName(id, this.oomShardCount);
-    const tarTemp = temporaryPath(path.join(this.folder, `${name}.tar`));
-    const metaTemp = temporaryPath(path.join(this.folder, `${name}_meta.jsonl`));
-    const pack = tar.pack();
-    const out = fs.createWriteStream(tarTemp, { flags: 'wx' });
-    const meta = fs.createWriteStream(metaTemp, { flags: 'wx' });
-    const written = finished(out);
-    const metaWritten = finished(meta);
-    // Keep the promises from rejecting unobserved; errors surface when awaited.
-    written.catch(() => undefined);
-    metaWritten.catch(() => undefined);
-    pack.on('error', (err: Error) => out.destroy(err));
-    pack.pipe(out);
-    const start = this.now() / 1000;
-    const stats: ShardStats = {
+    this.tarTemp = temporaryPath(path.join(folder, `${this.name}.tar`));
+    this.pack = tar.pack();
+    this.out = fs.createWriteStream(this.tarTemp, { flags: 'wx' });
+    this.written = finished(this.out);
+    // kept from rejecting unobserved; the error surfaces when close() awaits it
+    this.written.catch(() => undefined);
+    this.pack.on('error', (err: Error) => this.out.destroy(err));
+    this.pack.pipe(this.out);
+    const start = options.now() / 1000;
+    this.stats = {
       count: 0,
       successes: 0,
       failed_to_download: 0,
@@ -261,41 +253,40 @@ export class ShardWriter {
       end_time: start,
       status_dict: Object.create(null) as Record<string, number>,
     };
-    return { id, name, tarTemp, metaTemp, pack, out, meta, written, metaWritten, stats, rows: 0 };
   }
 
-  private shard(): OpenShard {
-    if (this.closed) throw new ShardError(this.folder, 'write after close');
-    if (this.busy) throw new ShardError(this.folder, 'write/fail called before the previous call finished: await each one');
-    this.current ??= this.open();
-    return this.current;
+  /** The key of row `index` of this shard. */
+  key(index: number): string {
+    return computeKey(index, this.id, oomSamplePerShard(this.options.samplesPerShard), this.options.oomShardCount);
   }
 
-  private nextKey(shard: OpenShard): string {
-    return computeKey(shard.rows, shard.id, this.oomSample, this.oomShardCount);
+  private claim(index: number): string {
+    if (this.state !== 'open') throw new ShardError(this.folder, `shard ${this.name}: write after ${this.state === 'closed' ? 'close' : 'abort'}`);
+    if (!Number.isInteger(index) || index < 0 || index >= this.options.samplesPerShard)
+      throw new ShardError(this.folder, `shard ${this.name}: row index ${index} outside 0..${this.options.samplesPerShard - 1}`);
+    if (this.indices.has(index)) throw new ShardError(this.folder, `shard ${this.name}: row ${index} written twice`);
+    this.indices.add(index);
+    return this.key(index);
   }
 
-  private addEntry(shard: OpenShard, name: string, data: Buffer): Promise<void> {
+  private entry(name: string, data: Buffer): Promise<void> {
     return new Promise((resolve, reject) => {
-      shard.pack.entry({ name, size: data.length, mtime: this.mtime, mode: 0o644, type: 'file' }, data, (err) => (err ? reject(err) : resolve()));
+      this.pack.entry({ name, size: data.length, mtime: this.options.mtime, mode: 0o644, type: 'file' }, data, (err) => (err ? reject(err) : resolve()));
     });
   }
 
-  private async afterRow(shard: OpenShard, record: Record<string, unknown>): Promise<void> {
-    shard.rows++;
-    shard.stats.count++;
-    if (!shard.meta.write(JSON.stringify(record) + '\n')) await new Promise<void>((resolve) => shard.meta.once('drain', () => resolve()));
-    if (shard.out.writableNeedDrain) await new Promise<void>((resolve) => shard.out.once('drain', () => resolve()));
-    if (shard.rows >= this.samplesPerShard) await this.finish();
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(work);
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /** Adds a successful row; returns its key. */
-  async write(sample: SuccessInput): Promise<string> {
+  async write(index: number, sample: SuccessInput): Promise<string> {
     if (!Buffer.isBuffer(sample.image)) throw new ShardError(this.folder, 'image must be a Buffer');
-    if (!IMAGE_EXTS.includes(sample.imageExt)) throw new ShardError(this.folder, `imageExt must be jpg, png or gif, got ${JSON.stringify(sample.imageExt)}`);
+    if (!IMAGE_EXTS.includes(sample.imageExt)) throw new ShardError(this.folder, `imageExt must be one of ${IMAGE_EXTS.join(', ')}, got ${JSON.stringify(sample.imageExt)}`);
     if (typeof sample.caption !== 'string') throw new ShardError(this.folder, 'caption must be a string');
-    const shard = this.shard();
-    const key = this.nextKey(shard);
+    const key = this.claim(index);
     const size = sample.width === undefined || sample.height === undefined ? imageSize(sample.image) : undefined;
     const width = sample.width ?? size?.width ?? null;
     const height = sample.height ?? size?.height ?? null;
@@ -309,30 +300,45 @@ export class ShardWriter {
       height,
       original_width: sample.originalWidth ?? width,
       original_height: sample.originalHeight ?? height,
+      ...(sample.sha256 !== undefined ? { sha256: sample.sha256 } : {}),
       ...sample.meta,
     };
-    this.busy = true;
-    try {
-      await this.addEntry(shard, `${key}.${sample.imageExt}`, sample.image);
-      await this.addEntry(shard, `${key}.txt`, Buffer.from(sample.caption, 'utf8'));
-      await this.addEntry(shard, `${key}.json`, Buffer.from(JSON.stringify(record, null, 4), 'utf8'));
-      shard.stats.successes++;
-      shard.stats.status_dict.success = (shard.stats.status_dict.success ?? 0) + 1;
-      await this.afterRow(shard, record);
-    } finally {
-      this.busy = false;
-    }
+    await this.enqueue(async () => {
+      await this.entry(`${key}.${sample.imageExt}`, sample.image);
+      await this.entry(`${key}.txt`, Buffer.from(sample.caption, 'utf8'));
+      await this.entry(`${key}.json`, Buffer.from(JSON.stringify(record, null, 4), 'utf8'));
+      if (this.out.writableNeedDrain) await new Promise<void>((resolve) => this.out.once('drain', () => resolve()));
+    });
+    this.stats.successes++;
+    this.stats.status_dict.success = (this.stats.status_dict.success ?? 0) + 1;
+    this.count(index, record);
+    return key;
+  }
+
+  /**
+   * Adds a sample read from an earlier version of this shard, members as they were (its
+   * KEY.json rewritten from `record`); counted as a success.
+   */
+  async copy(index: number, files: Record<string, Buffer>, record: Record<string, unknown>): Promise<string> {
+    const key = this.claim(index);
+    const full = { ...record, key };
+    await this.enqueue(async () => {
+      for (const [ext, data] of Object.entries(files)) if (ext !== 'json') await this.entry(`${key}.${ext}`, data);
+      await this.entry(`${key}.json`, Buffer.from(JSON.stringify(full, null, 4), 'utf8'));
+    });
+    this.stats.successes++;
+    this.stats.status_dict.success = (this.stats.status_dict.success ?? 0) + 1;
+    this.count(index, full);
     return key;
   }
 
   /** Records a row that failed (no tar members, counted in the stats); returns its key. */
-  async fail(failure: FailureInput): Promise<string> {
+  fail(index: number, failure: FailureInput): string {
     if (failure.status !== 'failed_to_download' && failure.status !== 'failed_to_resize') {
       throw new ShardError(this.folder, `status must be failed_to_download or failed_to_resize, got ${JSON.stringify(failure.status)}`);
     }
     if (typeof failure.error !== 'string' || failure.error === '') throw new ShardError(this.folder, 'a failure needs an error message');
-    const shard = this.shard();
-    const key = this.nextKey(shard);
+    const key = this.claim(index);
     const record: Record<string, unknown> = {
       url: failure.url ?? null,
       caption: failure.caption ?? null,
@@ -345,41 +351,129 @@ export class ShardWriter {
       original_height: null,
       ...failure.meta,
     };
-    shard.stats[failure.status]++;
-    shard.stats.status_dict[failure.error] = (shard.stats.status_dict[failure.error] ?? 0) + 1;
-    this.busy = true;
-    try {
-      await this.afterRow(shard, record);
-    } finally {
-      this.busy = false;
-    }
+    this.stats[failure.status]++;
+    this.stats.status_dict[failure.error] = (this.stats.status_dict[failure.error] ?? 0) + 1;
+    this.count(index, record);
     return key;
   }
 
-  /** Completes the current shard: renames the tar, the metadata, then writes the stats. */
+  private count(index: number, record: Record<string, unknown>): void {
+    this.stats.count++;
+    this.records.push({ index, record });
+  }
+
+  /** Rows recorded so far. */
+  get rows(): number {
+    return this.stats.count;
+  }
+
+  /** Completes the shard: the tar, then `NNNNN.parquet`, then `NNNNN_stats.json` (the done-marker) last. */
+  async close(): Promise<ShardStats> {
+    if (this.state !== 'open') throw new ShardError(this.folder, `shard ${this.name}: close after ${this.state}`);
+    await this.queue;
+    this.state = 'closed';
+    this.pack.finalize();
+    await this.written;
+    await syncAndRename(this.tarTemp, path.join(this.folder, `${this.name}.tar`));
+    const rows = this.records.sort((a, b) => a.index - b.index).map((r) => r.record);
+    await writeParquetFile(path.join(this.folder, `${this.name}.parquet`), metadataColumns(rows));
+    this.stats.end_time = this.options.now() / 1000;
+    this.stats.duration = this.stats.end_time - this.stats.start_time;
+    writeFileAtomic(path.join(this.folder, `${this.name}_stats.json`), JSON.stringify(this.stats, null, 4));
+    return this.stats;
+  }
+
+  /** Drops the shard: its temporary tar is removed, nothing of it becomes visible. */
+  async abort(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'aborted';
+    this.pack.destroy();
+    this.out.destroy();
+    await Promise.allSettled([this.written]);
+    await fs.promises.rm(this.tarTemp, { force: true });
+    releaseTemporary(this.tarTemp);
+  }
+}
+
+/** The shard writer's settings with their defaults filled in. */
+export function shardOptions(options: ShardWriterOptions = {}, where = 'shards'): { samplesPerShard: number; oomShardCount: number; mtime: Date; now: () => number } {
+  const samplesPerShard = options.samplesPerShard ?? 10000;
+  if (!Number.isInteger(samplesPerShard) || samplesPerShard < 1) throw new ShardError(where, `samplesPerShard must be a positive integer, got ${samplesPerShard}`);
+  return { samplesPerShard, oomShardCount: options.oomShardCount ?? 5, mtime: options.mtime ?? DEFAULT_MTIME, now: options.now ?? Date.now };
+}
+
+/**
+ * Packs samples into img2dataset-style webdataset shards in `folder` (created if missing), in
+ * input order: call `write`/`fail` once per input row, awaiting each call, then `close()`; on
+ * error call `abort()`.
+ */
+export class ShardWriter {
+  readonly samplesPerShard: number;
+  readonly oomShardCount: number;
+  readonly oomSample: number;
+  private readonly settings: ReturnType<typeof shardOptions>;
+  private nextShard: number;
+  private current: OpenShard | undefined;
+  private closed = false;
+  private busy = false;
+  /** Names of the shards completed so far ("00000", …). */
+  readonly shards: string[] = [];
+
+  constructor(
+    readonly folder: string,
+    options: ShardWriterOptions = {},
+  ) {
+    this.settings = shardOptions(options, folder);
+    this.samplesPerShard = this.settings.samplesPerShard;
+    this.oomShardCount = this.settings.oomShardCount;
+    this.oomSample = oomSamplePerShard(this.samplesPerShard);
+    this.nextShard = options.startShard ?? 0;
+    fs.mkdirSync(folder, { recursive: true });
+  }
+
+  private shard(): OpenShard {
+    if (this.closed) throw new ShardError(this.folder, 'write after close');
+    if (this.busy) throw new ShardError(this.folder, 'write/fail called before the previous call finished: await each one');
+    this.current ??= new OpenShard(this.folder, this.nextShard++, this.settings);
+    return this.current;
+  }
+
+  private async afterRow(shard: OpenShard): Promise<void> {
+    if (shard.rows >= this.samplesPerShard) await this.finish();
+  }
+
+  /** Adds a successful row; returns its key. */
+  async write(sample: SuccessInput): Promise<string> {
+    const shard = this.shard();
+    this.busy = true;
+    try {
+      const key = await shard.write(shard.rows, sample);
+      await this.afterRow(shard);
+      return key;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Records a row that failed (no tar members, counted in the stats); returns its key. */
+  async fail(failure: FailureInput): Promise<string> {
+    const shard = this.shard();
+    this.busy = true;
+    try {
+      const key = shard.fail(shard.rows, failure);
+      await this.afterRow(shard);
+      return key;
+    } finally {
+      this.busy = false;
+    }
+  }
+
   private async finish(): Promise<void> {
     const shard = this.current;
     if (!shard) return;
     this.current = undefined;
-    try {
-      shard.pack.finalize();
-      shard.meta.end();
-      await shard.written;
-      await shard.metaWritten;
-      const tarFile = path.join(this.folder, `${shard.name}.tar`);
-      await syncAndRename(shard.tarTemp, tarFile);
-      await syncAndRename(shard.metaTemp, path.join(this.folder, `${shard.name}_meta.jsonl`));
-      shard.stats.end_time = this.now() / 1000;
-      shard.stats.duration = shard.stats.end_time - shard.stats.start_time;
-      const statsFile = path.join(this.folder, `${shard.name}_stats.json`);
-      const statsTemp = temporaryPath(statsFile);
-      await fs.promises.writeFile(statsTemp, JSON.stringify(shard.stats, null, 4), { flag: 'wx' });
-      await syncAndRename(statsTemp, statsFile);
-      this.shards.push(shard.name);
-    } catch (err) {
-      this.current = shard;
-      throw err;
-    }
+    await shard.close();
+    this.shards.push(shard.name);
   }
 
   /** Completes the last (possibly short) shard. */
@@ -394,15 +488,7 @@ export class ShardWriter {
     this.closed = true;
     const shard = this.current;
     this.current = undefined;
-    if (!shard) return;
-    shard.pack.destroy();
-    shard.out.destroy();
-    shard.meta.destroy();
-    await Promise.allSettled([shard.written, shard.metaWritten]);
-    await fs.promises.rm(shard.tarTemp, { force: true });
-    await fs.promises.rm(shard.metaTemp, { force: true });
-    releaseTemporary(shard.tarTemp);
-    releaseTemporary(shard.metaTemp);
+    await shard?.abort();
   }
 }
 
@@ -532,8 +618,8 @@ export function readImg2dataset(folder: string): AsyncGenerator<RawSample> {
 /** Decodes a raw sample's image, caption and metadata; errors name the source and key. */
 export function decodeSample(raw: RawSample): ShardSample {
   const where = `sample ${raw.key}`;
-  const imageExt = (['jpg', 'png', 'gif'] as const).find((ext) => raw.files[ext] !== undefined);
-  if (!imageExt) throw new ShardError(raw.source, `${where}: no .jpg, .png or .gif member (has ${Object.keys(raw.files).join(', ')})`);
+  const imageExt = (['jpg', 'png', 'gif', 'webp'] as const).find((ext) => raw.files[ext] !== undefined);
+  if (!imageExt) throw new ShardError(raw.source, `${where}: no .jpg, .png, .gif or .webp member (has ${Object.keys(raw.files).join(', ')})`);
   const txt = raw.files.txt;
   if (txt === undefined) throw new ShardError(raw.source, `${where}: no .txt member`);
   let json: Record<string, unknown> = {};

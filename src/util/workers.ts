@@ -39,7 +39,7 @@ export interface StartedWorker<R = unknown> extends WorkerPort {
 }
 
 /** Node options for a thread that loads TypeScript sources: tsx's CommonJS hook instead of its ESM loader. */
-function sourcesExecArgv(): string[] {
+export function sourcesExecArgv(): string[] {
   const argv = process.execArgv;
   const out: string[] = [];
   const isTsx = (value: string | undefined) => /(^|[\\/])tsx([\\/@]|$)/.test(value ?? '');

@@ -1,0 +1,192 @@
+/** `cckit download`: a URL + caption list into img2dataset-style shards (src/download/). */
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { download, type DownloadProgress } from '../download/distributor';
+import { INPUT_FORMATS } from '../download/reader';
+import { ENCODE_FORMATS, RESIZE_MODES, type EncodeFormat, type ResizeMode } from '../download/resizer';
+import { PRESETS } from '../filters/presets';
+import { formatTable } from '../report/table';
+import { addFetchOptions, fetchFlags } from './filter';
+import { parseChoice, parsePositiveNumber, parseWholeNumber } from './options';
+
+export interface DownloadFlags {
+  in: string;
+  out: string;
+  inputFormat: string;
+  layout: string;
+  urlCol?: string;
+  captionCol?: string;
+  resizeMode: string;
+  imageSize: string;
+  resizeOnlyIfBigger: boolean;
+  encodeFormat: string;
+  encodeQuality?: string;
+  reencode: boolean;
+  minSize: string;
+  maxAspect?: string;
+  maxPixels: string;
+  imageFilter?: string;
+  processes: string;
+  concurrency: string;
+  perHost: string;
+  timeout: string;
+  retries: string;
+  maxBytes: string;
+  samplesPerShard: string;
+  maxShards?: string;
+  hashes?: string;
+  retryFailed: boolean;
+  progress: boolean;
+  json: boolean;
+  allowPrivate?: boolean;
+  ignoreRobotsTag?: boolean;
+  contact?: string;
+}
+
+export function registerDownloadCommand(program: Command): void {
+  const command = program
+    .command('download')
+    .description('download a URL + caption list (TSV, CSV, JSON lines, parquet) into img2dataset-style webdataset shards, politely and resumably')
+    .requiredOption('-i, --in <list>', 'the list: CC3M caption<TAB>url or CC12M url<TAB>caption TSV (order detected), CSV with a header, JSON lines, parquet')
+    .requiredOption('-o, --out <dir>', 'output folder: NNNNN.tar, NNNNN.parquet, NNNNN_stats.json per shard')
+    .option('--input-format <format>', `${INPUT_FORMATS.join(', ')} or auto (from the extension)`, 'auto')
+    .option('--layout <layout>', 'TSV column order: auto, caption-url (CC3M) or url-caption (CC12M)', 'auto')
+    .option('--url-col <name>', 'URL column of a CSV / JSON lines / parquet list (default: url, image_url, URL)')
+    .option('--caption-col <name>', 'caption column (default: caption, text, TEXT, alt, alt_text, title)')
+    .option('--resize-mode <mode>', RESIZE_MODES.join(', ') + ' (as img2dataset)', 'border')
+    .option('--image-size <px>', 'target size of the resize', '256')
+    .option('--resize-only-if-bigger', 'never enlarge an image', false)
+    .option('--encode-format <format>', ENCODE_FORMATS.join(', '), 'jpg')
+    .option('--encode-quality <q>', 'JPEG/WebP quality 1-100 (default 95) or PNG compression 0-9 (default 9)')
+    .option('--reencode', 'also re-encode images that were not resized (img2dataset does by default; cckit keeps their bytes)', false)
+    .option('--min-size <px>', 'reject images whose smaller side is below this', '0')
+    .option('--max-aspect <ratio>', 'reject images whose longer / shorter side exceeds this')
+    .option('--max-pixels <n>', 'reject images with more pixels than this before decoding (decompression bombs)', '50000000')
+    .option('--image-filter <preset>', "the paper's size and aspect rules at download time: cc3m (> 400 px, ≤ 2) or cc12m (> 400 px, ≤ 2.5)")
+    .option('--processes <n>', 'download processes', '1')
+    .option('--concurrency <n>', 'requests in flight per process', '64')
+    .option('--per-host <n>', 'requests in flight to one host, per process', '16')
+    .option('--timeout <ms>', 'deadline of one request: DNS, redirects, headers and body', '10000')
+    .option('--retries <n>', 'further attempts for failures that may pass (timeouts, resets, 429, 5xx)', '2')
+    .option('--max-bytes <n>', 'largest image, checked against Content-Length and while streaming', String(20 * 1024 * 1024))
+    .option('--samples-per-shard <n>', 'input rows per shard', '10000')
+    .option('--max-shards <n>', 'stop after the first N shards of the list (a sample)')
+    .option('--hashes <file>', "expected hashes (CC12M's companion list: url, SHA-256, MD5); a mismatch fails the row")
+    .option('--retry-failed', 'fetch again the rows of done shards whose status is not success', false)
+    .option('--no-progress', 'no progress bar')
+    .option('--json', 'print the summary as JSON', false);
+  addFetchOptions(command).action(runDownload);
+}
+
+function progressBar(enabled: boolean): { update(p: DownloadProgress): void; stop(): void } {
+  const stream = process.stderr;
+  if (!enabled) return { update: () => {}, stop: () => {} };
+  let bar: SingleBar | undefined;
+  let lastLine = 0;
+  const payload = (p: DownloadProgress) => {
+    const seconds = p.elapsedMs / 1000;
+    const rate = p.rows / Math.max(seconds, 1e-3);
+    const left = Math.max(0, p.expectedRows - p.rows);
+    return {
+      rate: rate.toFixed(1),
+      success: p.rows === 0 ? '—' : ((100 * p.successes) / p.rows).toFixed(1),
+      eta: rate > 0 ? formatSeconds(left / rate) : '?',
+    };
+  };
+  return {
+    update(p) {
+      if (stream.isTTY) {
+        if (!bar) {
+          bar = new SingleBar({ format: 'download [{bar}] {value}/{total} · {rate} img/s · {success}% ok · ETA {eta}', stream, hideCursor: true });
+          bar.start(Math.max(p.expectedRows, 1), p.rows, payload(p));
+        } else bar.update(p.rows, payload(p));
+        return;
+      }
+      // logs: a line every 10 s
+      if (p.elapsedMs - lastLine < 10_000) return;
+      lastLine = p.elapsedMs;
+      const v = payload(p);
+      stream.write(`download: ${p.rows}/${p.expectedRows} rows, ${v.rate} img/s, ${v.success}% ok, ETA ${v.eta}\n`);
+    },
+    stop: () => bar?.stop(),
+  };
+}
+
+function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '?';
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+export async function runDownload(flags: DownloadFlags): Promise<void> {
+  const mode = parseChoice('--resize-mode', flags.resizeMode, RESIZE_MODES) as ResizeMode;
+  const encodeFormat = parseChoice('--encode-format', flags.encodeFormat, ENCODE_FORMATS) as EncodeFormat;
+  parseChoice('--input-format', flags.inputFormat, ['auto', ...INPUT_FORMATS]);
+  parseChoice('--layout', flags.layout, ['auto', 'caption-url', 'url-caption']);
+  let minSize = parseWholeNumber('--min-size', flags.minSize);
+  let maxAspect = flags.maxAspect === undefined ? Infinity : parsePositiveNumber('--max-aspect', flags.maxAspect);
+  if (flags.imageFilter !== undefined) {
+    const preset = PRESETS[parseChoice('--image-filter', flags.imageFilter, ['cc3m', 'cc12m'])];
+    // "greater than 400 pixels": the smallest allowed side is 401
+    minSize = Math.max(minSize, preset.image.minSide + 1);
+    maxAspect = Math.min(maxAspect, preset.image.maxAspect);
+  }
+  const bar = progressBar(flags.progress);
+  try {
+    const summary = await download({
+      input: flags.in,
+      out: flags.out,
+      read: {
+        format: flags.inputFormat as 'auto',
+        layout: flags.layout as 'auto',
+        ...(flags.urlCol ? { urlColumn: flags.urlCol } : {}),
+        ...(flags.captionCol ? { captionColumn: flags.captionCol } : {}),
+      },
+      samplesPerShard: parseWholeNumber('--samples-per-shard', flags.samplesPerShard, 1),
+      processes: parseWholeNumber('--processes', flags.processes, 1),
+      concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
+      perHost: parseWholeNumber('--per-host', flags.perHost, 1),
+      maxShards: flags.maxShards === undefined ? undefined : parseWholeNumber('--max-shards', flags.maxShards, 1),
+      fetch: { ...fetchFlags(flags), timeoutMs: parseWholeNumber('--timeout', flags.timeout, 1), maxBytes: parseWholeNumber('--max-bytes', flags.maxBytes, 1) },
+      policy: { retries: parseWholeNumber('--retries', flags.retries) },
+      resize: {
+        mode,
+        imageSize: parseWholeNumber('--image-size', flags.imageSize, 1),
+        onlyIfBigger: flags.resizeOnlyIfBigger,
+        encodeFormat,
+        encodeQuality: flags.encodeQuality === undefined ? (encodeFormat === 'png' ? 9 : 95) : parseWholeNumber('--encode-quality', flags.encodeQuality),
+        reencode: flags.reencode,
+        minSize,
+        maxAspect,
+        maxPixels: parseWholeNumber('--max-pixels', flags.maxPixels, 1),
+      },
+      hashesFile: flags.hashes,
+      retryFailed: flags.retryFailed,
+      onProgress: (p) => bar.update(p),
+    });
+    bar.stop();
+    if (flags.json) {
+      console.log(JSON.stringify(summary, null, 1));
+      return;
+    }
+    const rate = summary.count === 0 ? 0 : (100 * summary.successes) / summary.count;
+    console.log(
+      `${summary.shards} shards in ${summary.out}: ${summary.written} written, ${summary.retried} retried, ${summary.skipped} already done; ` +
+        `${summary.rowsFetched} rows fetched in ${summary.durationS.toFixed(1)} s (${summary.rowsPerSecond.toFixed(1)} rows/s)`,
+    );
+    console.log(`all shards: ${summary.successes} of ${summary.count} rows downloaded (${rate.toFixed(1)}%)`);
+    const reasons = Object.entries(summary.status_dict)
+      .filter(([reason]) => reason !== 'success')
+      .sort((a, b) => b[1] - a[1]);
+    if (reasons.length > 0)
+      console.log(
+        formatTable(
+          ['failure', 'rows', '% of rows'],
+          reasons.map(([reason, n]) => [reason, String(n), ((100 * n) / summary.count).toFixed(1)]),
+        ),
+      );
+  } finally {
+    bar.stop();
+  }
+}

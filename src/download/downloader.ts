@@ -1,0 +1,165 @@
+/**
+ * Downloader: one shard's rows fetched through the safe fetcher (data/images.ts → data/fetch.ts)
+ * under the host scheduler's politeness, retried with backoff when the failure may pass, checked
+ * against expected hashes, resized, and written into the shard as each finishes. Failed URLs are
+ * rows with a status, never exceptions: a shard always completes.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { readParquetFile } from '../data/parquet';
+import { ImageSource } from '../data/images';
+import type { FetchFailure } from '../data/fetch';
+import { OpenShard, readTarShard, shardName, type FailureInput, type ShardStats } from '../data/webdataset';
+import { HashTable } from './hashes';
+import { HostScheduler } from './politeness';
+import type { InputRow } from './reader';
+import { resizeImage, type ResizeOptions } from './resizer';
+
+export interface FetchPolicy {
+  /** Attempts after the first, for failures that may pass (timeouts, resets, 429, 5xx). */
+  retries: number;
+  /** First backoff in ms; doubled each attempt, with ±50% jitter. */
+  retryBaseMs: number;
+  /** The longest Retry-After honoured; a longer one ends the row as failed. */
+  maxRetryAfterMs: number;
+}
+
+export interface ShardContext {
+  out: string;
+  samplesPerShard: number;
+  oomShardCount: number;
+  source: ImageSource;
+  scheduler: HostScheduler;
+  policy: FetchPolicy;
+  resize: ResizeOptions;
+  hashes?: HashTable;
+  /** Called once per finished row. */
+  onRow?: (success: boolean) => void;
+  /** Sleep (tests may shorten it). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Reasons worth another attempt: the server or the path may be fine a moment later. */
+const TRANSIENT = /^download:(timeout|connection-reset|network|unreachable|http-(408|425|429|500|502|503|504))$/;
+/** Reasons that mean the host itself asks for fewer requests: it rests, not just this URL. */
+const HOST_BUSY = /^download:http-(429|503)$/;
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Fetches one URL with retries; returns the bytes or the last failure. */
+async function fetchWithRetries(url: string, context: ShardContext): Promise<{ ok: true; bytes: Buffer } | FetchFailure> {
+  const host = HostScheduler.hostOf(url);
+  const sleep = context.sleep ?? defaultSleep;
+  for (let attempt = 0; ; attempt++) {
+    const result = await context.scheduler.run(host, async () => {
+      const fetched = await context.source.fetch(url);
+      if (!fetched.ok && HOST_BUSY.test(fetched.reason)) {
+        // the host asked to wait: nothing else goes to it meanwhile, from any shard of this process
+        const wait = fetched.retryAfterMs ?? context.policy.retryBaseMs * 2 ** attempt;
+        if (wait <= context.policy.maxRetryAfterMs) context.scheduler.rest(host, wait);
+      }
+      return fetched;
+    });
+    if (result.ok || attempt >= context.policy.retries || !TRANSIENT.test(result.reason)) return result;
+    if (result.retryAfterMs !== undefined && result.retryAfterMs > context.policy.maxRetryAfterMs) {
+      return { ...result, detail: `Retry-After ${Math.round(result.retryAfterMs / 1000)} s is longer than ${context.policy.maxRetryAfterMs / 1000} s` };
+    }
+    if (!HOST_BUSY.test(result.reason)) await sleep(context.policy.retryBaseMs * 2 ** attempt * (0.5 + Math.random()));
+  }
+}
+
+/** Fetches, verifies and resizes one row into the shard. */
+async function downloadRow(shard: OpenShard, index: number, row: InputRow, context: ShardContext): Promise<boolean> {
+  const failed = (status: FailureInput['status'], error: string): boolean => {
+    shard.fail(index, { url: row.url, caption: row.caption, status, error });
+    return false;
+  };
+  if (row.invalid !== undefined) return failed('failed_to_download', `input: ${row.invalid}`);
+  const fetched = await fetchWithRetries(row.url, context);
+  if (!fetched.ok) return failed('failed_to_download', fetched.reason);
+  const sha256 = createHash('sha256').update(fetched.bytes).digest('hex');
+  const check = context.hashes?.verify(row.url, fetched.bytes, sha256);
+  if (check && !check.ok) return failed('failed_to_download', 'hash mismatch');
+  const resized = await resizeImage(fetched.bytes, context.resize);
+  if (!resized.ok) return failed('failed_to_resize', resized.error);
+  await shard.write(index, {
+    image: resized.image,
+    imageExt: resized.ext,
+    caption: row.caption,
+    url: row.url,
+    width: resized.width,
+    height: resized.height,
+    originalWidth: resized.originalWidth,
+    originalHeight: resized.originalHeight,
+    sha256,
+  });
+  return true;
+}
+
+function openShard(context: ShardContext, id: number): OpenShard {
+  return new OpenShard(context.out, id, { samplesPerShard: context.samplesPerShard, oomShardCount: context.oomShardCount, mtime: new Date(Date.UTC(2000, 0, 1)), now: Date.now });
+}
+
+/** Runs rows into a shard, all at once under the scheduler; the shard is removed if anything throws. */
+async function fill(shard: OpenShard, rows: { index: number; row: InputRow }[], context: ShardContext): Promise<ShardStats> {
+  try {
+    await Promise.all(
+      rows.map(async ({ index, row }) => {
+        const ok = await downloadRow(shard, index, row, context);
+        context.onRow?.(ok);
+      }),
+    );
+    return await shard.close();
+  } catch (err) {
+    await shard.abort();
+    throw err;
+  }
+}
+
+/** Downloads shard `id` (its rows in input order) into `NNNNN.tar`, `.parquet` and `_stats.json`. */
+export function downloadShard(id: number, rows: readonly InputRow[], context: ShardContext): Promise<ShardStats> {
+  return fill(
+    openShard(context, id),
+    rows.map((row, index) => ({ index, row })),
+    context,
+  );
+}
+
+/** Whether shard `id` is done: its stats file, the done-marker written last, exists. */
+export function shardDone(out: string, id: number, oomShardCount = 5): boolean {
+  return fs.existsSync(path.join(out, `${shardName(id, oomShardCount)}_stats.json`));
+}
+
+/**
+ * Re-fetches the rows of a done shard whose status is not success, keeping every sample it has:
+ * a new shard is built from the old tar's samples plus the new successes and replaces the old
+ * one (tar, parquet, then stats). A key already in the tar counts as a success whatever the
+ * parquet says (a run killed between the renames leaves the tar ahead of the parquet).
+ */
+export async function retryFailedRows(id: number, context: ShardContext): Promise<{ stats: ShardStats; retried: number }> {
+  const name = shardName(id, context.oomShardCount);
+  const records = await readParquetFile(path.join(context.out, `${name}.parquet`));
+  const shard = openShard(context, id);
+  const indexOf = (key: string) => Number(BigInt(key) - BigInt(shard.key(0)));
+  const kept = new Set<number>();
+  try {
+    const byKey = new Map(records.map((r) => [String(r.key), r]));
+    for await (const sample of readTarShard(path.join(context.out, `${name}.tar`))) {
+      const record = byKey.get(sample.key);
+      const json = sample.files.json ? (JSON.parse(sample.files.json.toString('utf8')) as Record<string, unknown>) : {};
+      const index = indexOf(sample.key);
+      await shard.copy(index, sample.files, { ...json, ...(record?.status === 'success' ? record : {}), status: 'success', error_message: null });
+      kept.add(index);
+    }
+  } catch (err) {
+    await shard.abort();
+    throw err;
+  }
+  const again = records
+    .map((r) => ({ index: indexOf(String(r.key)), row: { url: String(r.url ?? ''), caption: String(r.caption ?? ''), where: `${name}.parquet key ${String(r.key)}` } as InputRow }))
+    .filter(({ index }) => !kept.has(index));
+  for (const entry of again) if (entry.row.url === '') entry.row.invalid = 'empty url';
+  const stats = await fill(shard, again, context);
+  return { stats, retried: again.length };
+}
