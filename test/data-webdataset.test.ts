@@ -6,6 +6,7 @@ import * as path from 'path';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import * as tar from 'tar-stream';
+import { readParquetFile } from '../src/data/parquet';
 import {
   computeKey,
   decodeSample,
@@ -84,14 +85,14 @@ test('webdataset shards: write, read back identical samples, keys and stats', as
   const shards = await writeShards(dir, rows, { samplesPerShard: 3, now: () => (clock += 250) });
   assert.deepEqual(shards, ['00000', '00001', '00002']);
   assert.deepEqual(fs.readdirSync(dir).sort(), [
+    '00000.parquet',
     '00000.tar',
-    '00000_meta.jsonl',
     '00000_stats.json',
+    '00001.parquet',
     '00001.tar',
-    '00001_meta.jsonl',
     '00001_stats.json',
+    '00002.parquet',
     '00002.tar',
-    '00002_meta.jsonl',
     '00002_stats.json',
   ]);
 
@@ -135,12 +136,8 @@ test('webdataset shards: write, read back identical samples, keys and stats', as
   assert.deepEqual([stats2.count, stats2.successes, stats2.failed_to_resize], [2, 1, 1]);
   assert.deepEqual(stats2.status_dict, { success: 1, 'image too small': 1 });
 
-  // the parquet stand-in: every row, failures included
-  const meta = fs
-    .readFileSync(path.join(dir, '00000_meta.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
+  // the parquet: every row, failures included
+  const meta = await readParquetFile(path.join(dir, '00000.parquet'));
   assert.deepEqual(
     meta.map((m) => [m.key, m.status, m.error_message]),
     [
@@ -198,13 +195,13 @@ test('webdataset shards: an error leaves no partial tar and no temporaries', asy
     throw new Error('downloader crashed');
   }
   await assert.rejects(writeShards(dir, failing(), { samplesPerShard: 3 }), /downloader crashed/);
-  assert.deepEqual(fs.readdirSync(dir).sort(), ['00000.tar', '00000_meta.jsonl', '00000_stats.json'], 'only the completed shard');
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['00000.parquet', '00000.tar', '00000_stats.json'], 'only the completed shard');
   assert.equal((await collect(readWebdataset(dir))).length, 2);
 
   // a bad sample in the middle of a shard: also rejected before anything is written for it
   const dir2 = tempDir();
   const bad = [rows[0], { ...rows[1], imageExt: 'bmp' } as unknown as ShardRow];
-  await assert.rejects(writeShards(dir2, bad, { samplesPerShard: 3 }), /imageExt must be jpg, png or gif/);
+  await assert.rejects(writeShards(dir2, bad, { samplesPerShard: 3 }), /imageExt must be one of jpg, png, gif, webp/);
   assert.deepEqual(fs.readdirSync(dir2), []);
 
   const writer = new ShardWriter(path.join(dir2, 'w'));
@@ -237,7 +234,10 @@ test('reader: members grouped by key; a key that comes back is an error naming t
     (err: Error) => err.message.startsWith(`${file}: member a.json: key a appears again`),
   );
   assert.deepEqual(seen, ['a:jpg,txt', 'b:txt,jpg']);
-  assert.throws(() => decodeSample({ key: 'k', source: file, files: { txt: Buffer.from('x') } }), /00000\.tar: sample k: no \.jpg, \.png or \.gif member/);
+  assert.throws(
+    () => decodeSample({ key: 'k', source: file, files: { txt: Buffer.from('x') } }),
+    /00000\.tar: sample k: no \.jpg, \.png, \.gif or \.webp member/,
+  );
 });
 
 test('img2dataset "files" layout: numbered folders of KEY.jpg, KEY.txt, KEY.json', async () => {

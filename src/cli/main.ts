@@ -70,6 +70,7 @@ export function buildProgram(): Command {
     .description("serve a world's images over HTTP on 127.0.0.1 (GET /SEED/SPLIT/ID.jpg)")
     .option('-s, --seed <n>', 'world seed', '0')
     .option('--port <n>', 'port (0 picks a free one)', '0')
+    .option('--hostile', "also serve the web's bad hosts under /hostile/KIND/N.jpg (slow, hang, 404, 429, 500, redirects, lies, bombs, noai)", false)
     .action(runWorldServe);
   world
     .command('check')

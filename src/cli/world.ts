@@ -1,5 +1,5 @@
 import { buildWorld } from '../data/build-world';
-import { serveWorld } from '../world/server';
+import { HOSTILE_ROUTES, serveWorld } from '../world/server';
 import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../world/splits';
 import { World } from '../world/world';
 import { terminalProgress } from '../util/progress';
@@ -59,10 +59,11 @@ export async function runWorldBuild(flags: WorldBuildFlags): Promise<void> {
   }
 }
 
-export async function runWorldServe(flags: { seed: string; port: string }): Promise<void> {
+export async function runWorldServe(flags: { seed: string; port: string; hostile: boolean }): Promise<void> {
   const world = new World({ seed: parseWholeNumber('--seed', flags.seed) });
-  const server = await serveWorld(world, parseWholeNumber('--port', flags.port));
+  const server = await serveWorld(world, { port: parseWholeNumber('--port', flags.port), hostile: flags.hostile });
   console.log(`serving world seed ${world.seed} at ${server.url}/${world.seed}/web/0.jpg … (Ctrl-C stops)`);
+  if (flags.hostile) for (const [kind, what] of Object.entries(HOSTILE_ROUTES)) console.log(`  ${server.url}/hostile/${kind}/N.jpg  ${what}`);
   await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
   await server.close();
 }

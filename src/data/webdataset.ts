@@ -198,7 +198,8 @@ async function syncAndRename(temporary: string, file: string): Promise<void> {
 /** The parquet columns for a shard's rows: the fixed ones, then each extra field (numbers as DOUBLE, the rest as text). */
 function metadataColumns(rows: readonly Record<string, unknown>[]): ParquetColumn[] {
   const extra: string[] = [];
-  for (const row of rows) for (const name of Object.keys(row)) if (!(SHARD_COLUMNS as readonly string[]).includes(name) && !extra.includes(name)) extra.push(name);
+  for (const row of rows)
+    for (const name of Object.keys(row)) if (!(SHARD_COLUMNS as readonly string[]).includes(name) && !extra.includes(name)) extra.push(name);
   const column = (name: string): ParquetColumn => {
     const values = rows.map((row) => row[name] ?? null);
     if (INT_COLUMNS.has(name)) return { name, type: 'INT32', data: values };
@@ -284,7 +285,8 @@ export class OpenShard {
   /** Adds a successful row; returns its key. */
   async write(index: number, sample: SuccessInput): Promise<string> {
     if (!Buffer.isBuffer(sample.image)) throw new ShardError(this.folder, 'image must be a Buffer');
-    if (!IMAGE_EXTS.includes(sample.imageExt)) throw new ShardError(this.folder, `imageExt must be one of ${IMAGE_EXTS.join(', ')}, got ${JSON.stringify(sample.imageExt)}`);
+    if (!IMAGE_EXTS.includes(sample.imageExt))
+      throw new ShardError(this.folder, `imageExt must be one of ${IMAGE_EXTS.join(', ')}, got ${JSON.stringify(sample.imageExt)}`);
     if (typeof sample.caption !== 'string') throw new ShardError(this.folder, 'caption must be a string');
     const key = this.claim(index);
     const size = sample.width === undefined || sample.height === undefined ? imageSize(sample.image) : undefined;
@@ -396,9 +398,13 @@ export class OpenShard {
 }
 
 /** The shard writer's settings with their defaults filled in. */
-export function shardOptions(options: ShardWriterOptions = {}, where = 'shards'): { samplesPerShard: number; oomShardCount: number; mtime: Date; now: () => number } {
+export function shardOptions(
+  options: ShardWriterOptions = {},
+  where = 'shards',
+): { samplesPerShard: number; oomShardCount: number; mtime: Date; now: () => number } {
   const samplesPerShard = options.samplesPerShard ?? 10000;
-  if (!Number.isInteger(samplesPerShard) || samplesPerShard < 1) throw new ShardError(where, `samplesPerShard must be a positive integer, got ${samplesPerShard}`);
+  if (!Number.isInteger(samplesPerShard) || samplesPerShard < 1)
+    throw new ShardError(where, `samplesPerShard must be a positive integer, got ${samplesPerShard}`);
   return { samplesPerShard, oomShardCount: options.oomShardCount ?? 5, mtime: options.mtime ?? DEFAULT_MTIME, now: options.now ?? Date.now };
 }
 

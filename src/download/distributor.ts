@@ -157,7 +157,11 @@ class ChildRunner implements Runner {
     onRows: (ok: number, failed: number) => void,
   ) {
     const entry = path.join(__dirname, `child${path.extname(__filename)}`);
-    this.child = fork(entry, [], { execArgv: path.extname(entry) === '.ts' ? sourcesExecArgv() : process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    this.child = fork(entry, [], {
+      execArgv: path.extname(entry) === '.ts' ? sourcesExecArgv() : process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
     this.child.on('message', (message: FromChild) => {
       if (message.type === 'rows') onRows(message.ok, message.failed);
       else if (message.type === 'done') this.settle(message.result.id, undefined, message.result);
@@ -299,9 +303,17 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
   }
 }
 
-function summarize(settings: RunnerSettings, run: { written: number; skipped: number; retried: number; rowsFetched: number; shards: number }, progress: DownloadProgress, elapsedMs: number): DownloadSummary {
+function summarize(
+  settings: RunnerSettings,
+  run: { written: number; skipped: number; retried: number; rowsFetched: number; shards: number },
+  progress: DownloadProgress,
+  elapsedMs: number,
+): DownloadSummary {
   const totals = { count: 0, successes: 0, failed_to_download: 0, failed_to_resize: 0, status_dict: {} as Record<string, number> };
-  for (const name of fs.readdirSync(settings.out).filter((n) => /^\d+_stats\.json$/.test(n)).sort()) {
+  for (const name of fs
+    .readdirSync(settings.out)
+    .filter((n) => /^\d+_stats\.json$/.test(n))
+    .sort()) {
     const stats = readShardStats(settings.out, name.slice(0, -'_stats.json'.length));
     totals.count += stats.count;
     totals.successes += stats.successes;

@@ -98,7 +98,12 @@ async function downloadRow(shard: OpenShard, index: number, row: InputRow, conte
 }
 
 function openShard(context: ShardContext, id: number): OpenShard {
-  return new OpenShard(context.out, id, { samplesPerShard: context.samplesPerShard, oomShardCount: context.oomShardCount, mtime: new Date(Date.UTC(2000, 0, 1)), now: Date.now });
+  return new OpenShard(context.out, id, {
+    samplesPerShard: context.samplesPerShard,
+    oomShardCount: context.oomShardCount,
+    mtime: new Date(Date.UTC(2000, 0, 1)),
+    now: Date.now,
+  });
 }
 
 /** Runs rows into a shard, all at once under the scheduler; the shard is removed if anything throws. */
@@ -157,7 +162,10 @@ export async function retryFailedRows(id: number, context: ShardContext): Promis
     throw err;
   }
   const again = records
-    .map((r) => ({ index: indexOf(String(r.key)), row: { url: String(r.url ?? ''), caption: String(r.caption ?? ''), where: `${name}.parquet key ${String(r.key)}` } as InputRow }))
+    .map((r) => ({
+      index: indexOf(String(r.key)),
+      row: { url: String(r.url ?? ''), caption: String(r.caption ?? ''), where: `${name}.parquet key ${String(r.key)}` } as InputRow,
+    }))
     .filter(({ index }) => !kept.has(index));
   for (const entry of again) if (entry.row.url === '') entry.row.invalid = 'empty url';
   const stats = await fill(shard, again, context);

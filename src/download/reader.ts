@@ -51,7 +51,8 @@ function pickColumn(file: string, names: readonly string[], wanted: string | und
     return wanted;
   }
   const found = candidates.find((c) => names.includes(c));
-  if (!found) throw new InputError(file, `no ${what} column: expected one of ${candidates.join(', ')} (columns: ${names.join(', ')}); name it with --${what}-col`);
+  if (!found)
+    throw new InputError(file, `no ${what} column: expected one of ${candidates.join(', ')} (columns: ${names.join(', ')}); name it with --${what}-col`);
   return found;
 }
 
@@ -65,7 +66,9 @@ function row(url: unknown, caption: unknown, where: string): InputRow {
 async function* tsvRows(file: string, options: ReadInputOptions): AsyncGenerator<InputRow[]> {
   for await (const batch of readTsvBatches(file, { layout: options.layout ?? 'auto', malformed: 'reject' })) {
     yield batch.map((item) =>
-      isReject(item) ? { url: '', caption: '', where: `${file}:${item.line}`, invalid: item.reject } : { url: item.url, caption: item.caption, where: `${file}:${item.line}` },
+      isReject(item)
+        ? { url: '', caption: '', where: `${file}:${item.line}`, invalid: item.reject }
+        : { url: item.url, caption: item.caption, where: `${file}:${item.line}` },
     );
   }
 }

@@ -53,8 +53,7 @@ export const DEFAULT_RESIZE: Readonly<ResizeOptions> = Object.freeze({
 });
 
 export type ResizeResult =
-  | { ok: true; image: Buffer; ext: ImageExt; width: number; height: number; originalWidth: number; originalHeight: number }
-  | { ok: false; error: string };
+  { ok: true; image: Buffer; ext: ImageExt; width: number; height: number; originalWidth: number; originalHeight: number } | { ok: false; error: string };
 
 const FORMAT_EXT: Record<string, ImageExt> = { jpeg: 'jpg', png: 'png', webp: 'webp', gif: 'gif' };
 

@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'url';
 
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a real import(), not the compiled require()
+// a real import(), not the require() TypeScript would compile it to
 const dynamicImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
 
 const loaded = new Map<string, Promise<unknown>>();
