@@ -47,14 +47,19 @@ const HOST_BUSY = /^download:http-(429|503)$/;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Fetches one URL with retries; returns the bytes or the last failure. */
-async function fetchWithRetries(url: string, context: ShardContext): Promise<{ ok: true; bytes: Buffer } | FetchFailure> {
+/**
+ * Fetches one URL with retries and hands the bytes to `use` while the request's slot is still
+ * held: a slot is free again only once its image is written, so images never pile up in memory
+ * when resizing or the disk is slower than the network.
+ */
+async function fetchWithRetries<T>(url: string, context: ShardContext, use: (bytes: Buffer) => Promise<T>): Promise<{ ok: true; value: T } | FetchFailure> {
   const host = HostScheduler.hostOf(url);
   const sleep = context.sleep ?? defaultSleep;
   for (let attempt = 0; ; attempt++) {
-    const result = await context.scheduler.run(host, async () => {
+    const result = await context.scheduler.run(host, async (): Promise<{ ok: true; value: T } | FetchFailure> => {
       const fetched = await context.source.fetch(url);
-      if (!fetched.ok && HOST_BUSY.test(fetched.reason)) {
+      if (fetched.ok) return { ok: true, value: await use(fetched.bytes) };
+      if (HOST_BUSY.test(fetched.reason)) {
         // the host asked to wait: nothing else goes to it meanwhile, from any shard of this process
         const wait = fetched.retryAfterMs ?? context.policy.retryBaseMs * 2 ** attempt;
         if (wait <= context.policy.maxRetryAfterMs) context.scheduler.rest(host, wait);
@@ -76,25 +81,26 @@ async function downloadRow(shard: OpenShard, index: number, row: InputRow, conte
     return false;
   };
   if (row.invalid !== undefined) return failed('failed_to_download', `input: ${row.invalid}`);
-  const fetched = await fetchWithRetries(row.url, context);
-  if (!fetched.ok) return failed('failed_to_download', fetched.reason);
-  const sha256 = createHash('sha256').update(fetched.bytes).digest('hex');
-  const check = context.hashes?.verify(row.url, fetched.bytes, sha256);
-  if (check && !check.ok) return failed('failed_to_download', 'hash mismatch');
-  const resized = await resizeImage(fetched.bytes, context.resize);
-  if (!resized.ok) return failed('failed_to_resize', resized.error);
-  await shard.write(index, {
-    image: resized.image,
-    imageExt: resized.ext,
-    caption: row.caption,
-    url: row.url,
-    width: resized.width,
-    height: resized.height,
-    originalWidth: resized.originalWidth,
-    originalHeight: resized.originalHeight,
-    sha256,
+  const outcome = await fetchWithRetries(row.url, context, async (bytes) => {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const check = context.hashes?.verify(row.url, bytes, sha256);
+    if (check && !check.ok) return failed('failed_to_download', 'hash mismatch');
+    const resized = await resizeImage(bytes, context.resize);
+    if (!resized.ok) return failed('failed_to_resize', resized.error);
+    await shard.write(index, {
+      image: resized.image,
+      imageExt: resized.ext,
+      caption: row.caption,
+      url: row.url,
+      width: resized.width,
+      height: resized.height,
+      originalWidth: resized.originalWidth,
+      originalHeight: resized.originalHeight,
+      sha256,
+    });
+    return true;
   });
-  return true;
+  return outcome.ok ? outcome.value : failed('failed_to_download', outcome.reason);
 }
 
 function openShard(context: ShardContext, id: number): OpenShard {
