@@ -8,6 +8,7 @@ const LAYERS = [
   ['foundation', ['util', 'tf', 'wordnet', 'text', 'paths.ts']],
   ['world', ['world']],
   ['data', ['data']],
+  ['download', ['download']],
   ['metrics', ['metrics']],
   ['runs', ['runs']],
   ['filters', ['filters']],

@@ -38,7 +38,8 @@ const URL_COLUMNS = ['url', 'image_url', 'URL', 'img_url'];
 const CAPTION_COLUMNS = ['caption', 'text', 'TEXT', 'alt', 'alt_text', 'title'];
 
 export function detectFormat(file: string): InputFormat {
-  const ext = path.extname(file.replace(/\.(gz)$/i, '')).toLowerCase();
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.gz' || ext === '.zst' || ext === '.bz2') throw new InputError(file, 'compressed lists are not read directly: decompress it first (gunzip -k)');
   if (ext === '.csv') return 'csv';
   if (ext === '.jsonl' || ext === '.json' || ext === '.ndjson') return 'jsonl';
   if (ext === '.parquet') return 'parquet';
