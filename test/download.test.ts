@@ -388,3 +388,32 @@ test('kill -9 mid-run: no half shard looks done, and the rerun completes skippin
     [],
   );
 });
+
+/** The built CLI, run without blocking this process (it serves the web the CLI fetches from). */
+function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...args], { cwd: PACKAGE_ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+test('the command: bad flags and a missing list are named; failed URLs still exit 0 with a summary', async () => {
+  const bad = await runCli(['download', '--in', path.join(dir, 'hostile.tsv'), '--out', path.join(dir, 'cli'), '--resize-mode', 'stretch']);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--resize-mode: "stretch" is not no, border, keep_ratio, keep_ratio_largest or center_crop/);
+  const missing = await runCli(['download', '--in', path.join(dir, 'nope.tsv'), '--out', path.join(dir, 'cli')]);
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /nope\.tsv: no such file/);
+  const list = writeList('cli.tsv', [
+    [worldUrl(8), 'a good one'],
+    [`${web.url}/hostile/not-found/cli.jpg`, 'a gone one'],
+  ]);
+  const run = await runCli(['download', '--in', list, '--out', path.join(dir, 'cli'), '--allow-private', '--no-progress']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /1 of 2 rows downloaded \(50\.0%\)/);
+  assert.match(run.stdout, /download:http-404\s+1\s+50\.0/);
+});

@@ -10,6 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ImageSource, type ImageSourceOptions } from '../data/images';
 import { readShardStats, shardName, type ShardStats } from '../data/webdataset';
+import { InputError } from '../util/json';
 import { acquireLock } from '../util/lock';
 import { sourcesExecArgv } from '../util/workers';
 import { downloadShard, retryFailedRows, shardDone, type FetchPolicy, type ShardContext } from './downloader';
@@ -228,6 +229,7 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
   const processes = options.processes ?? 1;
   if (!Number.isInteger(processes) || processes < 1) throw new Error(`processes must be a positive integer, got ${processes}`);
   const shardsPerProcess = options.shardsPerProcess ?? 2;
+  if (!fs.existsSync(options.input) || !fs.statSync(options.input).isFile()) throw new InputError(options.input, 'no such file (the URL + caption list)');
   fs.mkdirSync(settings.out, { recursive: true });
   const lock = acquireLock(path.join(settings.out, '.download.lock'), { what: `download into ${settings.out}` });
   const started = Date.now();
