@@ -1,6 +1,7 @@
 /** cckit, the research library: `require('cckit')` from Node or a tslab notebook cell. */
 export * as metrics from './metrics';
 export * as data from './data';
+export { download, type DownloadOptions, type DownloadSummary } from './download/distributor';
 export * as decode from './decode';
 export * as runs from './runs/layout';
 export { World } from './world/world';
