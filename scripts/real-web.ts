@@ -9,10 +9,19 @@
  *   node --import tsx scripts/real-web.ts build OUT [--port 8765]
  *   node --import tsx scripts/real-web.ts serve OUT [--port 8765]
  *   node bin/cckit.js download --in OUT/list.tsv --out OUT/shards --allow-private ...
+ *   node --import tsx scripts/real-web.ts split OUT/shards SPLIT_DIR
+ *
+ * `split` turns downloaded shards into COCO captions files for `cckit train` / `caption` / `eval`:
+ * SPLIT_DIR/images/KEY.EXT plus train.json, val.json (5%) and test.json (10%). The split is by description,
+ * so images that share one ("A frog." for two frogs) land on the same side and no test caption is seen in
+ * training; the order comes from a hash of the description, so it is the same on every run.
  */
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
+import { createHash } from 'crypto';
+
+import { readSamples } from '../src/data/webdataset';
 
 const ROOT = '/usr/share/tuxpaint/stamps';
 const DEFAULT_PORT = 8765;
@@ -84,6 +93,34 @@ function serve(out: string, port: number): void {
   server.listen(port, '127.0.0.1', () => console.log(`serving ${web} on http://127.0.0.1:${port}/`));
 }
 
+async function split(shards: string, out: string): Promise<void> {
+  fs.mkdirSync(path.join(out, 'images'), { recursive: true });
+  const byText = new Map<string, { file: string; id: number }[]>();
+  let count = 0;
+  for await (const sample of readSamples(shards)) {
+    const file = `${sample.key}.${sample.imageExt}`;
+    fs.writeFileSync(path.join(out, 'images', file), sample.image);
+    const text = sample.caption.trim();
+    byText.set(text, [...(byText.get(text) ?? []), { file, id: Number(sample.key) }]);
+    count++;
+  }
+  const hash = (text: string) => createHash('sha256').update(text).digest('hex');
+  const groups = [...byText.entries()].sort(([a], [b]) => (hash(a) < hash(b) ? -1 : 1));
+  const sides: Record<'test' | 'val' | 'train', [string, { file: string; id: number }[]][]> = { test: [], val: [], train: [] };
+  let seen = 0;
+  for (const group of groups) {
+    const side = seen < 0.1 * count ? 'test' : seen < 0.15 * count ? 'val' : 'train';
+    sides[side].push(group);
+    seen += group[1].length;
+  }
+  for (const [side, entries] of Object.entries(sides)) {
+    const images = entries.flatMap(([, imgs]) => imgs.map((img) => ({ id: img.id, file_name: img.file })));
+    const annotations = entries.flatMap(([caption, imgs]) => imgs.map((img) => ({ id: img.id, image_id: img.id, caption })));
+    fs.writeFileSync(path.join(out, `${side}.json`), JSON.stringify({ images, annotations }));
+    console.log(`${side}: ${images.length} images, ${entries.length} distinct descriptions`);
+  }
+}
+
 function main(): void {
   const [command, out, ...rest] = process.argv.slice(2);
   const at = rest.indexOf('--port');
@@ -93,7 +130,8 @@ function main(): void {
   }
   if (command === 'build') build(out, port);
   else if (command === 'serve') serve(out, port);
-  else throw new Error('usage: real-web.ts build|serve OUT [--port N]');
+  else if (command === 'split' && rest[0]) void split(out, rest[0]);
+  else throw new Error('usage: real-web.ts build|serve OUT [--port N] | split SHARDS SPLIT_DIR');
 }
 
 main();
