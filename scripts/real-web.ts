@@ -114,7 +114,7 @@ async function split(shards: string, out: string): Promise<void> {
     seen += group[1].length;
   }
   for (const [side, entries] of Object.entries(sides)) {
-    const images = entries.flatMap(([, imgs]) => imgs.map((img) => ({ id: img.id, file_name: img.file })));
+    const images = entries.flatMap(([, imgs]) => imgs.map((img) => ({ id: img.id, file_name: `images/${img.file}` })));
     const annotations = entries.flatMap(([caption, imgs]) => imgs.map((img) => ({ id: img.id, image_id: img.id, caption })));
     fs.writeFileSync(path.join(out, `${side}.json`), JSON.stringify({ images, annotations }));
     console.log(`${side}: ${images.length} images, ${entries.length} distinct descriptions`);
