@@ -1,0 +1,137 @@
+/**
+ * A small real "web" for `cckit download`: Debian's `tuxpaint-stamps-default` package (clip-art PNGs, each
+ * with a `.txt` beside it whose first line is a person's English description and whose other lines are
+ * translations, `LANG.utf8=...`). `build` copies every PNG that has a description into OUT/web/ and writes
+ * OUT/list.tsv (`url<TAB>description`, CC12M's column order) with URLs on 127.0.0.1; `serve` serves OUT/web/
+ * there with a tiny static server, so the download goes through real HTTP, real PNG bytes, real alt-text.
+ *
+ *   apt-get install -y tuxpaint-stamps-default
+ *   node --import tsx scripts/real-web.ts build OUT [--port 8765]
+ *   node --import tsx scripts/real-web.ts serve OUT [--port 8765]
+ *   node bin/cckit.js download --in OUT/list.tsv --out OUT/shards --allow-private ...
+ *   node --import tsx scripts/real-web.ts split OUT/shards SPLIT_DIR
+ *
+ * `split` turns downloaded shards into COCO captions files for `cckit train` / `caption` / `eval`:
+ * SPLIT_DIR/images/KEY.EXT plus train.json, val.json (5%) and test.json (10%). The split is by description,
+ * so images that share one ("A frog." for two frogs) land on the same side and no test caption is seen in
+ * training; the order comes from a hash of the description, so it is the same on every run.
+ */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as path from 'path';
+import { createHash } from 'crypto';
+
+import { readSamples } from '../src/data/webdataset';
+
+const ROOT = '/usr/share/tuxpaint/stamps';
+const DEFAULT_PORT = 8765;
+
+function pngFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? pngFiles(full) : entry.name.endsWith('.png') ? [full] : [];
+    })
+    .sort();
+}
+
+/** The English description: the first line of the `.txt` beside the PNG that is not a `LANG.utf8=` translation. */
+function description(png: string): string | undefined {
+  const txt = png.replace(/\.png$/, '.txt');
+  if (!fs.existsSync(txt)) return undefined;
+  const line = fs
+    .readFileSync(txt, 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .find((l) => l !== '' && !/^[A-Za-z_@]+\.utf8=/.test(l));
+  return line === undefined || line === '' ? undefined : line;
+}
+
+function build(out: string, port: number): void {
+  if (!fs.existsSync(ROOT)) throw new Error(`${ROOT} not found: apt-get install -y tuxpaint-stamps-default`);
+  const web = path.join(out, 'web');
+  fs.mkdirSync(web, { recursive: true });
+  const rows: string[] = [];
+  const files = pngFiles(ROOT);
+  let skipped = 0;
+  for (const file of files) {
+    const text = description(file);
+    if (text === undefined) {
+      skipped++;
+      continue;
+    }
+    // flat, URL-safe names: household/tools/hammer.png → household-tools-hammer.png
+    const name = path
+      .relative(ROOT, file)
+      .split(path.sep)
+      .join('-')
+      .replace(/[^A-Za-z0-9._-]/g, '_');
+    fs.copyFileSync(file, path.join(web, name));
+    rows.push(`http://127.0.0.1:${port}/${name}\t${text.replace(/\t/g, ' ')}`);
+  }
+  fs.writeFileSync(path.join(out, 'list.tsv'), rows.join('\n') + '\n');
+  console.log(`${files.length} PNGs under ${ROOT}; ${rows.length} with a description → ${out}/list.tsv; ${skipped} without one skipped`);
+}
+
+const TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.tsv': 'text/tab-separated-values' };
+
+function serve(out: string, port: number): void {
+  const web = path.resolve(out, 'web');
+  const server = http.createServer((req, res) => {
+    const name = decodeURIComponent((req.url ?? '/').split('?')[0]).replace(/^\/+/, '');
+    const file = path.resolve(web, name);
+    if (name === '' || !file.startsWith(web + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    const size = fs.statSync(file).size;
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': size });
+    if (req.method === 'HEAD') res.end();
+    else fs.createReadStream(file).pipe(res);
+  });
+  server.listen(port, '127.0.0.1', () => console.log(`serving ${web} on http://127.0.0.1:${port}/`));
+}
+
+async function split(shards: string, out: string): Promise<void> {
+  fs.mkdirSync(path.join(out, 'images'), { recursive: true });
+  const byText = new Map<string, { file: string; id: number }[]>();
+  let count = 0;
+  for await (const sample of readSamples(shards)) {
+    const file = `${sample.key}.${sample.imageExt}`;
+    fs.writeFileSync(path.join(out, 'images', file), sample.image);
+    const text = sample.caption.trim();
+    byText.set(text, [...(byText.get(text) ?? []), { file, id: Number(sample.key) }]);
+    count++;
+  }
+  const hash = (text: string) => createHash('sha256').update(text).digest('hex');
+  const groups = [...byText.entries()].sort(([a], [b]) => (hash(a) < hash(b) ? -1 : 1));
+  const sides: Record<'test' | 'val' | 'train', [string, { file: string; id: number }[]][]> = { test: [], val: [], train: [] };
+  let seen = 0;
+  for (const group of groups) {
+    const side = seen < 0.1 * count ? 'test' : seen < 0.15 * count ? 'val' : 'train';
+    sides[side].push(group);
+    seen += group[1].length;
+  }
+  for (const [side, entries] of Object.entries(sides)) {
+    const images = entries.flatMap(([, imgs]) => imgs.map((img) => ({ id: img.id, file_name: `images/${img.file}` })));
+    const annotations = entries.flatMap(([caption, imgs]) => imgs.map((img) => ({ id: img.id, image_id: img.id, caption })));
+    fs.writeFileSync(path.join(out, `${side}.json`), JSON.stringify({ images, annotations }));
+    console.log(`${side}: ${images.length} images, ${entries.length} distinct descriptions`);
+  }
+}
+
+function main(): void {
+  const [command, out, ...rest] = process.argv.slice(2);
+  const at = rest.indexOf('--port');
+  const port = at >= 0 ? Number(rest[at + 1]) : DEFAULT_PORT;
+  if (!out || !Number.isInteger(port) || port <= 0 || port > 65535) {
+    throw new Error('usage: real-web.ts build|serve OUT [--port N]');
+  }
+  if (command === 'build') build(out, port);
+  else if (command === 'serve') serve(out, port);
+  else if (command === 'split' && rest[0]) void split(out, rest[0]);
+  else throw new Error('usage: real-web.ts build|serve OUT [--port N] | split SHARDS SPLIT_DIR');
+}
+
+main();
