@@ -4,7 +4,7 @@ import type { ImageSourceOptions } from '../data/images';
 import type { TsvLayout } from '../data/tsv';
 import { overlap } from '../filters/overlap';
 import { PRESETS, STAGE_NAMES, StageName } from '../filters/presets';
-import { PresetName, filterPool } from '../filters/run';
+import { PresetName, VocabularyChoice, filterPool } from '../filters/run';
 import { terminalProgress } from '../util/progress';
 import { isWorldData, worldCatalog } from '../world/catalog';
 import { formatTable } from '../report/table';
@@ -21,6 +21,7 @@ export interface FilterFlags {
   layout: string;
   workers: string;
   catalog: string;
+  vocabulary: string;
   allowPrivate?: boolean;
   ignoreRobotsTag?: boolean;
   contact?: string;
@@ -50,6 +51,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
   parseChoice('--catalog', flags.catalog, ['auto', 'world', 'wordnet']);
   if (!fs.existsSync(flags.in)) throw new Error(`--in: ${flags.in}: no such file`);
   const catalog = flags.catalog === 'world' || (flags.catalog === 'auto' && isWorldData(flags.in)) ? worldCatalog() : undefined;
+  const vocabulary = vocabularyChoice(flags.vocabulary, flags.in);
   const preset = PRESETS[flags.preset as PresetName];
   const started = Date.now();
   const progress = terminalProgress();
@@ -64,6 +66,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       nsfw: flags.nsfw,
       workers,
       catalog,
+      vocabulary,
       concurrency,
       fetch: fetchFlags(flags),
       progress,
@@ -74,10 +77,12 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       `${preset.name} pipeline over ${flags.in}${result.tagsFile ? ` (tags: ${result.tagsFile})` : ''}${flags.nsfw ? '' : ' (pornography detector off)'}`,
     );
     if (preset.transform === 'hypernymise') console.log(`concept catalog: ${catalog?.name ?? 'wordnet'} (--catalog ${flags.catalog})`);
-    if (result.rareWords !== null)
+    const used = result.vocabulary;
+    if (used?.kind === 'input')
       console.log(
-        `rare-word threshold ${result.rareWords} (paper: ${preset.text.minWordFrequency} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs, scaled to ${result.vocabularyPairs.toLocaleString('en')})`,
+        `vocabulary: the input's own word counts (--vocabulary ${flags.vocabulary}); rare-word threshold ${used.threshold} (paper: ${used.paperThreshold} at ${preset.rareWordsAtPairs.toLocaleString('en')} pairs, scaled to ${result.vocabularyPairs.toLocaleString('en')})`,
       );
+    else if (used) console.log(`vocabulary: ${used.source} (--vocabulary ${flags.vocabulary}); rare-word threshold ${used.threshold} as the paper states`);
     console.log(
       formatTable(
         ['stage', 'in', 'out', 'kept %', 'top rejection reasons'],
@@ -100,6 +105,17 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * --vocabulary: 'auto' takes the input's own counts for the embedded world (its words are its own) and
+ * the reference vocabulary for anything else; any other value than the three names is a frequency file.
+ */
+export function vocabularyChoice(flag: string, input: string): VocabularyChoice {
+  if (flag === 'auto') return isWorldData(input) ? 'input' : 'reference';
+  if (flag === 'input' || flag === 'reference') return flag;
+  if (!fs.existsSync(flag)) throw new Error(`--vocabulary: "${flag}" is not auto, reference or input, and no such frequency file`);
+  return { file: flag };
 }
 
 export async function runOverlap(a: string, b: string, flags: { out?: string }): Promise<void> {

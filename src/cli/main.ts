@@ -113,6 +113,11 @@ export function buildProgram(): Command {
       '--catalog <name>',
       "CC3M hypernymiser's concept catalog: wordnet, world (the embedded world's), or auto (world for world:// data, else wordnet)",
       'auto',
+    )
+    .option(
+      '--vocabulary <name|file>',
+      "rare-word check's vocabulary: reference (SUBTLEX-US + WordNet, the papers' thresholds), input (the input's own counts, threshold scaled), a token<TAB>count file, or auto (input for world data, else reference)",
+      'auto',
     );
   addFetchOptions(filter).action(runFilter);
 

@@ -140,6 +140,8 @@ export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOpti
         out,
         nsfw: recipe.filters.nsfw,
         catalog: worldCatalog(),
+        // the world's words are its own: counted over the pool, threshold scaled (docs/filters.md)
+        vocabulary: 'input',
         workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
         progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
       });

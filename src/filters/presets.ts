@@ -18,7 +18,8 @@ import * as path from 'path';
 import { WorkerPool } from '../util/worker-pool';
 import { DatasetStage, PairStage, PooledStages } from './pipeline';
 import type { PairTaskOptions, PooledResult } from './text-task';
-import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TextFilter, TextFilterOptions, WordCounts } from './text';
+import { CC12M_TEXT_FILTER, CC3M_TEXT_FILTER, TextFilter, TextFilterOptions, WordCounts, WordFrequencies } from './text';
+import { ReferenceVocabulary } from './reference-vocabulary';
 import type { ConceptCatalog } from '../wordnet/catalog';
 import { scaledThreshold } from './scale';
 import { Cc3mTransform, ConceptPruner, ScaledCount } from './transform';
@@ -81,8 +82,11 @@ export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
 };
 
 export interface StageBuildOptions {
-  /** Corpus vocabulary for the rare-word checks (built from the input by the caller). */
-  vocabulary?: WordCounts;
+  /**
+   * The rare-word check's vocabulary: the input's own counts (a `WordCounts` the caller built, threshold
+   * scaled by vocabularyPairs), a `ReferenceVocabulary` or a frequency file's counts (thresholds as stated).
+   */
+  vocabulary?: WordFrequencies;
   /** Captions the vocabulary was counted over (for scaling the rare-word threshold). */
   vocabularyPairs?: number;
   /** Scale the rare-word threshold with the corpus size (default true; see PipelinePreset.rareWordsAtPairs). */
@@ -104,6 +108,14 @@ export function textOptionsFor(preset: PipelinePreset, options: StageBuildOption
   return { ...preset.text, minWordFrequency: scaledThreshold(threshold, options.vocabularyPairs, preset.rareWordsAtPairs, RARE_WORDS_FLOOR) };
 }
 
+/** How the vocabulary travels to worker threads: a reference by its spec, counts as text. */
+function vocabularyForWorkers(vocabulary: WordFrequencies | undefined): Pick<PairTaskOptions, 'vocabulary' | 'referenceVocabulary'> {
+  if (vocabulary === undefined) return {};
+  if (vocabulary instanceof ReferenceVocabulary) return { referenceVocabulary: { ...vocabulary.spec } };
+  if (vocabulary instanceof WordCounts) return { vocabulary: vocabulary.toFrequencyText() };
+  throw new Error('buildStages: worker threads take a WordCounts or a ReferenceVocabulary as the vocabulary');
+}
+
 /** The preset's stages, in order. */
 export function buildStages(
   preset: PipelinePreset,
@@ -116,7 +128,7 @@ export function buildStages(
   if ((options.workers ?? 0) > 0 && (wanted('text') || wanted('image-text'))) {
     const taskOptions: PairTaskOptions = {
       text: wanted('text') ? { ...textOptionsFor(preset, options) } : null,
-      vocabulary: options.vocabulary?.toFrequencyText(),
+      ...vocabularyForWorkers(options.vocabulary),
       imageText: wanted('image-text'),
     };
     const modulePath = path.join(__dirname, `text-task${path.extname(__filename)}`);

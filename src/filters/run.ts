@@ -4,6 +4,7 @@
  * The CLI (`cckit filter`) and the experiments both use it.
  */
 import * as fs from 'fs';
+import * as path from 'path';
 
 import { readTsv, TsvLayout } from '../data/tsv';
 import { readSamples } from '../data/webdataset';
@@ -12,8 +13,10 @@ import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { PipelineResult, runPipeline } from './pipeline';
 import type { ImageSourceOptions } from '../data/images';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './presets';
-import { WordCounts } from './text';
+import { WordCounts, WordFrequencies } from './text';
+import { ReferenceVocabulary } from './reference-vocabulary';
 import type { ConceptCatalog } from '../wordnet/catalog';
+import { writeFileAtomic } from '../util/atomic';
 
 export type PresetName = keyof typeof PRESETS;
 
@@ -31,17 +34,39 @@ export interface FilterPoolOptions {
   workers?: number;
   /** The CC3M hypernymiser's concept catalog (default: WordNet; the world's callers pass src/world/catalog.ts worldCatalog()). */
   catalog?: ConceptCatalog;
+  /**
+   * The rare-word check's vocabulary (docs/filters.md): 'reference' (default: SUBTLEX-US + WordNet, the
+   * papers' thresholds), 'input' (the input's own counts, threshold scaled to its size: the embedded
+   * world's choice) or a `token<TAB>count` file (thresholds as stated).
+   */
+  vocabulary?: VocabularyChoice;
   concurrency?: number;
   progress?: Progress;
   /** Image fetching options (`allowPrivate`, `ignoreRobotsTag`, `contact`, …); relative paths resolve against the input's folder. */
   fetch?: Partial<ImageSourceOptions>;
 }
 
+export type VocabularyChoice = 'reference' | 'input' | { file: string };
+
+/** Which vocabulary a run's rare-word check used (also in OUT/vocabulary.json). */
+export interface VocabularyUsed {
+  kind: 'reference' | 'input' | 'file';
+  /** The reference's source, the input path, or the frequency file. */
+  source: string;
+  /** The threshold applied (the paper's, or scaled to the input's size for 'input'). */
+  threshold: number;
+  /** The paper's threshold for this preset. */
+  paperThreshold: number;
+}
+
 export interface FilterPoolResult extends PipelineResult {
   tagsFile?: string;
-  /** Rare-word threshold used (scaled from the paper's), null when the preset has none. */
+  /** Rare-word threshold used (scaled from the paper's for 'input'), null when the preset has none. */
   rareWords: number | null;
+  /** Captions counted for the 'input' vocabulary (0 for the other kinds). */
   vocabularyPairs: number;
+  /** The vocabulary of the rare-word check, null when the check did not run. */
+  vocabulary: VocabularyUsed | null;
 }
 
 async function* captionsOf(source: string, layout: TsvLayout | 'auto'): AsyncGenerator<string> {
@@ -62,6 +87,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
     if (!(STAGE_NAMES as readonly string[]).includes(stage)) throw new Error(`filter: unknown stage "${stage}" (${STAGE_NAMES.join(', ')})`);
   const tagsFile = options.tags ?? tagsFileBeside(options.input);
   const needsVocabulary = (!only || only.includes('text')) && preset.text.minWordFrequency !== null;
+  const choice = options.vocabulary ?? 'reference';
   let vocabularyPairs = 0;
   const counted = async function* () {
     for await (const caption of captionsOf(options.input, layout)) {
@@ -69,10 +95,37 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
       yield caption;
     }
   };
-  const vocabulary = needsVocabulary ? await WordCounts.fromCaptionsAsync(counted()) : undefined;
-  const buildOptions = { vocabulary, vocabularyPairs, only, nsfw: options.nsfw, workers: options.workers, catalog: options.catalog };
+  let vocabulary: WordFrequencies | undefined;
+  if (needsVocabulary) {
+    if (choice === 'input') vocabulary = await WordCounts.fromCaptionsAsync(counted());
+    else if (choice === 'reference') vocabulary = new ReferenceVocabulary();
+    else if (typeof choice === 'object' && typeof choice.file === 'string') vocabulary = WordCounts.fromFile(choice.file);
+    else throw new Error(`filter: vocabulary must be 'reference', 'input' or {file}, got ${JSON.stringify(choice)}`);
+  }
+  const buildOptions = {
+    vocabulary,
+    ...(choice === 'input' ? { vocabularyPairs } : { scaleRareWords: false }),
+    only,
+    nsfw: options.nsfw,
+    workers: options.workers,
+    catalog: options.catalog,
+  };
   const { stages, datasetStages, pooled, close } = buildStages(preset, buildOptions);
   const rareWords = textOptionsFor(preset, buildOptions).minWordFrequency;
+  const used: VocabularyUsed | null =
+    needsVocabulary && rareWords !== null
+      ? {
+          kind: typeof choice === 'object' ? 'file' : choice,
+          source: choice === 'reference' ? (vocabulary as ReferenceVocabulary).spec.source : choice === 'input' ? options.input : choice.file,
+          threshold: rareWords,
+          paperThreshold: preset.text.minWordFrequency!,
+        }
+      : null;
+  if (used) {
+    // before the pipeline, whose summary.json (the done-marker) comes last
+    fs.mkdirSync(options.out, { recursive: true });
+    writeFileAtomic(path.join(options.out, 'vocabulary.json'), JSON.stringify({ ...used, vocabularyPairs }, null, 2) + '\n');
+  }
   try {
     const result = await runPipeline({
       input: options.input,
@@ -87,7 +140,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
       progress: options.progress,
       label: preset.name,
     });
-    return { ...result, tagsFile, rareWords: needsVocabulary ? rareWords : null, vocabularyPairs };
+    return { ...result, tagsFile, rareWords: needsVocabulary ? rareWords : null, vocabularyPairs, vocabulary: used };
   } finally {
     await close();
   }

@@ -27,12 +27,14 @@
  * raw text (only person names become `<PERSON>`): that is a text *transformation*, not this stage —
  * this filter never rewrites words, it only crops boilerplate.
  *
- * The vocabulary (check 4). cckit has no Wikipedia counts, so `WordCounts` is built either
- *   - from the corpus being filtered, in a first streaming pass (`WordCounts.fromCaptions`); this is
- *     how test/filters-text.test.ts filters the world, and it is the reading CC12M's wording suggests
- *     (the threshold was raised because the *pool* of text grew), or
- *   - from a word-frequency file, `token<TAB>count` a line (`WordCounts.fromFile`): use this with
- *     counts over English Wikipedia to follow CC3M to the letter.
+ * The vocabulary (check 4). cckit has no Wikipedia counts; the check takes any `WordFrequencies`:
+ *   - the reference vocabulary for real text (`ReferenceVocabulary`, src/filters/reference-vocabulary.ts:
+ *     SUBTLEX-US counts scaled to Wikipedia's size, plus WordNet lemmas), thresholds as the papers state;
+ *   - the corpus being filtered, counted in a first streaming pass (`WordCounts.fromCaptions`), with the
+ *     threshold scaled to its size; this is how the embedded world is filtered (its words are its own),
+ *     and the reading CC12M's wording suggests (the threshold was raised because the *pool* grew), or
+ *   - a word-frequency file, `token<TAB>count` a line (`WordCounts.fromFile`): with counts over English
+ *     Wikipedia it follows CC3M to the letter.
  * A caption is rejected when ANY of its words (tokens with a letter; numbers, punctuation and
  * placeholders are exempt) has a count below `minWordFrequency` (5 for CC3M, 20 for CC12M): this
  * is CC3M's "discard candidates that contain tokens not found in this vocabulary", with CC12M's
@@ -176,6 +178,11 @@ export const CC12M_TEXT_FILTER: Readonly<TextFilterOptions> = Object.freeze({
 // ---------------------------------------------------------------------------
 // Word counts (the rare-word check's "vocabulary")
 
+/** What the rare-word check asks of a vocabulary: how often a word type (any case) was seen. */
+export interface WordFrequencies {
+  count(token: string): number;
+}
+
 /** The vocabulary key of a token, or undefined for tokens the rare-word check exempts. */
 function vocabularyKey(token: Token): string | undefined {
   return token.hasLetter && !token.isPlaceholder ? token.lower : undefined;
@@ -186,7 +193,7 @@ function vocabularyKey(token: Token): string | undefined {
  * the filter checks), words with a letter only. A counter, not a model vocabulary (that is
  * src/text/vocab.ts `Vocabulary`).
  */
-export class WordCounts {
+export class WordCounts implements WordFrequencies {
   private readonly counts = new Map<string, number>();
   /** Tokens counted (sum of all counts). */
   total = 0;
@@ -358,10 +365,10 @@ export function textStatistics(analysis: Analysis): TextStatistics {
  */
 export class TextFilter {
   readonly options: Readonly<TextFilterOptions>;
-  readonly vocabulary: WordCounts | undefined;
+  readonly vocabulary: WordFrequencies | undefined;
   private readonly boilerplate: Boilerplate | undefined;
 
-  constructor(options: Readonly<TextFilterOptions> = CC12M_TEXT_FILTER, vocabulary?: WordCounts) {
+  constructor(options: Readonly<TextFilterOptions> = CC12M_TEXT_FILTER, vocabulary?: WordFrequencies) {
     this.options = options;
     this.vocabulary = vocabulary;
     this.boilerplate = options.boilerplate ? new Boilerplate(options.boilerplateLists ?? DEFAULT_BOILERPLATE) : undefined;
