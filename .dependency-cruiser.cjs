@@ -18,6 +18,7 @@ const LAYERS = [
   ['train', ['train']],
   ['report', ['report']],
   ['experiments', ['experiments']],
+  ['scale', ['scale']],
   ['notebook', ['notebook']],
   ['cli', ['cli', 'index.ts']],
 ];

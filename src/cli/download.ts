@@ -1,13 +1,14 @@
 /** `cckit download`: a URL + caption list into img2dataset-style shards (src/download/). */
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { download, type DownloadProgress } from '../download/distributor';
+import { download, mergeDownloadShards, type DownloadProgress } from '../download/distributor';
 import { INPUT_FORMATS } from '../download/reader';
 import { ENCODE_FORMATS, RESIZE_MODES, type EncodeFormat, type ResizeMode } from '../download/resizer';
 import { PRESETS } from '../filters/presets';
 import { formatTable } from '../report/table';
 import { addFetchOptions, fetchFlags } from './filter';
 import { parseChoice, parsePositiveNumber, parseWholeNumber } from './options';
+import { ShardFlags, addShardOptions, runOnEngine, shardOptions } from './scale';
 
 export interface DownloadFlags {
   in: string;
@@ -75,7 +76,7 @@ export function registerDownloadCommand(program: Command): void {
     .option('--retry-failed', 'fetch again the rows of done shards whose status is not success', false)
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print the summary as JSON', false);
-  addFetchOptions(command).action(runDownload);
+  addShardOptions(addFetchOptions(command)).action(runDownload);
 }
 
 function progressBar(enabled: boolean): { update(p: DownloadProgress): void; stop(): void } {
@@ -119,7 +120,16 @@ function formatSeconds(s: number): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
-export async function runDownload(flags: DownloadFlags): Promise<void> {
+export async function runDownload(flags: DownloadFlags & ShardFlags, command?: Command): Promise<void> {
+  if (command && (await runOnEngine(flags, command))) return;
+  const sharding = shardOptions(flags);
+  if (sharding.mergeShards !== undefined) {
+    const merged = mergeDownloadShards(flags.out, sharding.mergeShards);
+    console.log(
+      `merged ${sharding.mergeShards} shard runs: ${merged.shards} download shards in ${merged.out}, ${merged.successes} of ${merged.count} rows downloaded (download_summary.json)`,
+    );
+    return;
+  }
   const mode = parseChoice('--resize-mode', flags.resizeMode, RESIZE_MODES) as ResizeMode;
   const encodeFormat = parseChoice('--encode-format', flags.encodeFormat, ENCODE_FORMATS) as EncodeFormat;
   parseChoice('--input-format', flags.inputFormat, ['auto', ...INPUT_FORMATS]);
@@ -163,6 +173,7 @@ export async function runDownload(flags: DownloadFlags): Promise<void> {
       },
       hashesFile: flags.hashes,
       retryFailed: flags.retryFailed,
+      ...(sharding.shard ? { shard: sharding.shard } : {}),
       onProgress: (p) => bar.update(p),
     });
     bar.stop();

@@ -9,6 +9,7 @@ import { terminalProgress } from '../util/progress';
 import { isWorldData, worldCatalog } from '../world/catalog';
 import { formatTable } from '../report/table';
 import { parseChoice, parseWholeNumber } from './options';
+import { ShardFlags, runOnEngine, shardOptions } from './scale';
 
 export interface FilterFlags {
   preset: string;
@@ -40,7 +41,9 @@ export function addFetchOptions(command: Command): Command {
     .option('--contact <email-or-url>', 'added to the User-Agent so site owners can reach you');
 }
 
-export async function runFilter(flags: FilterFlags): Promise<void> {
+export async function runFilter(flags: FilterFlags & ShardFlags, command?: Command): Promise<void> {
+  if (command && (await runOnEngine(flags, command))) return;
+  const sharding = shardOptions(flags);
   parseChoice('--preset', flags.preset, Object.keys(PRESETS));
   parseChoice('--layout', flags.layout, ['auto', 'caption-url', 'url-caption']);
   const workers = parseWholeNumber('--workers', flags.workers);
@@ -67,6 +70,7 @@ export async function runFilter(flags: FilterFlags): Promise<void> {
       workers,
       catalog,
       vocabulary,
+      ...sharding,
       concurrency,
       fetch: fetchFlags(flags),
       progress,

@@ -16,6 +16,14 @@ import { runRetrieval } from './retrieval';
 import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
 import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
+import { addShardOptions, registerScaleCommands } from './scale';
+
+/** Runs one cckit command line in this process (a BullMQ worker's job); rejects when it fails. */
+export async function runInProcess(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  await program.parseAsync(['node', 'cckit', ...argv]);
+}
 
 export function buildProgram(): Command {
   const program = new Command('cckit')
@@ -119,9 +127,10 @@ export function buildProgram(): Command {
       "rare-word check's vocabulary: reference (SUBTLEX-US + WordNet, the papers' thresholds), input (the input's own counts, threshold scaled), a token<TAB>count file, or auto (input for world data, else reference)",
       'auto',
     );
-  addFetchOptions(filter).action(runFilter);
+  addShardOptions(addFetchOptions(filter)).action(runFilter);
 
   registerDownloadCommand(program);
+  registerScaleCommands(program, runInProcess);
 
   program
     .command('overlap')

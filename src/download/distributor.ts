@@ -12,6 +12,9 @@ import { ImageSource, type ImageSourceOptions } from '../data/images';
 import { readShardStats, shardName, type ShardStats } from '../data/webdataset';
 import { InputError } from '../util/json';
 import { acquireLock } from '../util/lock';
+import { missingShards, ownsUnit, shardFolder, shardLabel, type ShardSpec } from '../util/shard';
+import { writeFileAtomic } from '../util/atomic';
+import { readJsonFile } from '../util/json';
 import { sourcesExecArgv } from '../util/workers';
 import { downloadShard, retryFailedRows, shardDone, type FetchPolicy, type ShardContext } from './downloader';
 import { HashTable } from './hashes';
@@ -59,6 +62,8 @@ export interface DownloadOptions {
   retryFailed?: boolean;
   /** Stop after this many shards of the list (from the start, done ones included); for samples and benchmarks. */
   maxShards?: number;
+  /** Only the download shards s with s mod count = index (src/util/shard.ts); several such runs share one folder. */
+  shard?: ShardSpec;
   onProgress?: (progress: DownloadProgress) => void;
 }
 
@@ -201,7 +206,7 @@ class ChildRunner implements Runner {
 }
 
 /** A leftover temporary (`.NAME.PID.RANDOM.tmp`) of a process that died. */
-const TEMPORARY = /^\..+\.\d+\.[a-z0-9]+\.tmp$/;
+const TEMPORARY = /^\.(\d+)[._].*\.\d+\.[a-z0-9]+\.tmp$/;
 
 function settingsFrom(options: DownloadOptions): RunnerSettings {
   const resize: ResizeOptions = { ...DEFAULT_RESIZE, ...options.resize };
@@ -231,7 +236,9 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
   const shardsPerProcess = options.shardsPerProcess ?? 2;
   if (!fs.existsSync(options.input) || !fs.statSync(options.input).isFile()) throw new InputError(options.input, 'no such file (the URL + caption list)');
   fs.mkdirSync(settings.out, { recursive: true });
-  const lock = acquireLock(path.join(settings.out, '.download.lock'), { what: `download into ${settings.out}` });
+  const slice = options.shard;
+  const lockName = slice ? `.download-${slice.index}-of-${slice.count}.lock` : '.download.lock';
+  const lock = acquireLock(path.join(settings.out, lockName), { what: `download into ${settings.out}${slice ? ` (shard ${shardLabel(slice)})` : ''}` });
   const started = Date.now();
   const progress: DownloadProgress = { rows: 0, successes: 0, expectedRows: 0, skippedRows: 0, elapsedMs: 0 };
   const report = () => options.onProgress?.({ ...progress, elapsedMs: Date.now() - started });
@@ -242,8 +249,11 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
   let ticker: NodeJS.Timeout | undefined;
   const runners: Runner[] = [];
   try {
-    // only we write here now: any temporary is a dead process's
-    for (const name of fs.readdirSync(settings.out)) if (TEMPORARY.test(name)) fs.rmSync(path.join(settings.out, name), { force: true });
+    // only we write our shards now: any temporary of theirs is a dead process's
+    for (const name of fs.readdirSync(settings.out)) {
+      const match = TEMPORARY.exec(name);
+      if (match && ownsUnit(slice, Number(match[1]))) fs.rmSync(path.join(settings.out, name), { force: true });
+    }
     progress.expectedRows = await estimateInputRows(options.input, options.read);
     if (options.maxShards !== undefined) progress.expectedRows = Math.min(progress.expectedRows, options.maxShards * settings.samplesPerShard);
     ticker = setInterval(report, 500);
@@ -275,6 +285,10 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
     };
     for await (const { shard, rows } of inputShards(options.input, settings.samplesPerShard, options.read)) {
       if (failure || (options.maxShards !== undefined && shard >= options.maxShards)) break;
+      if (!ownsUnit(slice, shard)) {
+        progress.expectedRows -= rows.length;
+        continue;
+      }
       summary.shards++;
       if (shardDone(settings.out, shard, settings.oomShardCount)) {
         const stats = readShardStats(settings.out, shardName(shard, settings.oomShardCount));
@@ -297,7 +311,10 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
     await Promise.all(running);
     if (failure) throw failure;
     report();
-    return summarize(settings, summary, progress, Date.now() - started);
+    const result = summarize(settings, summary, progress, Date.now() - started, slice);
+    // a shard's done-marker (src/util/shard.ts): its download shards are all done
+    if (slice) writeFileAtomic(path.join(mkdirs(shardFolder(settings.out, slice)), 'summary.json'), JSON.stringify(result, null, 1) + '\n');
+    return result;
   } finally {
     if (ticker) clearInterval(ticker);
     await Promise.all(runners.map((r) => r.close()));
@@ -305,16 +322,52 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
   }
 }
 
+function mkdirs(folder: string): string {
+  fs.mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+/**
+ * The merge of a sharded download (`--merge-shards N`): every shard's done-marker must be there, and the
+ * list's download shards numbered without a gap; then OUT/download_summary.json totals all stats files.
+ */
+export function mergeDownloadShards(out: string, count: number): DownloadSummary {
+  const missing = missingShards(out, count);
+  if (missing.length > 0) throw new Error(`merge: ${missing.length} of ${count} download shards are not done (${missing.slice(0, 10).join(', ')}) in ${out}`);
+  const parts = Array.from({ length: count }, (_, index) => readJsonFile(path.join(shardFolder(out, { index, count }), 'summary.json')) as DownloadSummary);
+  const listShards = parts.reduce((n, p) => n + p.shards, 0);
+  const numbers = fs
+    .readdirSync(out)
+    .filter((n) => /^\d+_stats\.json$/.test(n))
+    .map((n) => parseInt(n, 10))
+    .sort((a, b) => a - b);
+  for (let i = 0; i < listShards; i++)
+    if (numbers[i] !== i) throw new Error(`merge: download shard ${i} of ${listShards} has no _stats.json in ${out}`);
+  const run = { written: 0, skipped: 0, retried: 0, rowsFetched: 0, shards: listShards };
+  for (const p of parts) {
+    run.written += p.written;
+    run.skipped += p.skipped;
+    run.retried += p.retried;
+    run.rowsFetched += p.rowsFetched;
+  }
+  const seconds = Math.max(...parts.map((p) => p.durationS), 0);
+  const progress = { rows: 0, successes: parts.reduce((n, p) => n + p.rowsSucceeded, 0), expectedRows: 0, skippedRows: 0, elapsedMs: 0 };
+  const result = summarize({ out } as RunnerSettings, run, progress, seconds * 1000);
+  writeFileAtomic(path.join(out, 'download_summary.json'), JSON.stringify(result, null, 1) + '\n');
+  return result;
+}
+
 function summarize(
   settings: RunnerSettings,
   run: { written: number; skipped: number; retried: number; rowsFetched: number; shards: number },
   progress: DownloadProgress,
   elapsedMs: number,
+  slice?: ShardSpec,
 ): DownloadSummary {
   const totals = { count: 0, successes: 0, failed_to_download: 0, failed_to_resize: 0, status_dict: {} as Record<string, number> };
   for (const name of fs
     .readdirSync(settings.out)
-    .filter((n) => /^\d+_stats\.json$/.test(n))
+    .filter((n) => /^\d+_stats\.json$/.test(n) && ownsUnit(slice, parseInt(n, 10)))
     .sort()) {
     const stats = readShardStats(settings.out, name.slice(0, -'_stats.json'.length));
     totals.count += stats.count;

@@ -18,6 +18,35 @@ export class Funnel {
     for (const stage of stageNames) this.stages.set(stage, { stage, in: 0, out: 0, rejected: {} });
   }
 
+  /**
+   * The funnels of disjoint slices of one input (shards), summed stage by stage; `extraStages` are appended
+   * empty (the dataset stages a merge runs afterwards). The read stage's `in` is each slice's input.
+   */
+  static sum(parts: readonly StageCounts[][], extraStages: readonly string[] = []): Funnel {
+    const names = parts.length === 0 ? [] : parts[0].map((s) => s.stage);
+    for (const part of parts)
+      if (part.map((s) => s.stage).join(',') !== names.join(',')) throw new Error(`funnel: shards with different stages (${names.join(',')} vs ${part.map((s) => s.stage).join(',')})`);
+    const funnel = new Funnel([...names, ...extraStages]);
+    for (const part of parts) {
+      if (part.length > 0) funnel.input += part[0].in;
+      for (const stage of part) {
+        const counts = funnel.counts(stage.stage);
+        counts.in += stage.in;
+        counts.out += stage.out;
+        for (const [reason, n] of Object.entries(stage.rejected)) counts.rejected[reason] = (counts.rejected[reason] ?? 0) + n;
+      }
+    }
+    return funnel;
+  }
+
+  /** The stage rows of a funnel.jsonl. */
+  static parseJsonl(text: string): StageCounts[] {
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as StageCounts);
+  }
+
   private counts(stage: string): StageCounts {
     const counts = this.stages.get(stage);
     if (!counts) throw new Error(`funnel: unknown stage "${stage}"`);

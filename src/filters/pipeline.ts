@@ -63,6 +63,13 @@ export interface PipelineOptions {
   progress?: Progress;
   /** Label for summary.json (e.g. the preset name). */
   label?: string;
+  /** Only the input items with ordinal start ≤ i < end (0-based, unreadable lines included): one shard's slice. */
+  range?: { start: number; end: number };
+  /**
+   * Leave the dataset stages to a merge step (src/filters/shards.ts): the per-pair survivors are committed as
+   * OUT/survivors.jsonl instead of kept.tsv, and the funnel ends before the dataset stages.
+   */
+  deferDatasetStages?: boolean;
 }
 
 export interface PipelineResult {
@@ -73,7 +80,46 @@ export interface PipelineResult {
   files: { kept: string; rejects: string; funnel: string; summary: string };
 }
 
-const READ_STAGE = 'read';
+export const READ_STAGE = 'read';
+
+/** A pair that passed the per-pair stages, as survivors.jsonl holds it. */
+export interface SurvivorRecord {
+  line: number;
+  url: string;
+  caption: string;
+}
+
+export function readSurvivors(file: string): SurvivorRecord[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as SurvivorRecord);
+}
+
+/** The dataset-wide stages over all survivors: each observes every caption, then judges each; returns the kept. */
+export function applyDatasetStages(
+  records: SurvivorRecord[],
+  datasetStages: readonly DatasetStage[],
+  funnel: Funnel,
+  recordReject: (line: number, url: string, stage: string, reason: string) => void,
+): SurvivorRecord[] {
+  let current = records;
+  for (const stage of datasetStages) {
+    for (const record of current) stage.observe(record.caption);
+    const next: SurvivorRecord[] = [];
+    for (const record of current) {
+      funnel.entered(stage.name);
+      const verdict = stage.check(record.caption);
+      if (verdict.keep) {
+        funnel.passed(stage.name);
+        next.push({ ...record, caption: verdict.caption });
+      } else recordReject(record.line, record.url, stage.name, verdict.reason);
+    }
+    current = next;
+  }
+  return current;
+}
 
 /** Longest caption or URL the pipeline accepts (real alt-text is far shorter; a 10 MB line is garbage). */
 export const MAX_FIELD_CHARS = 64 * 1024;
@@ -91,9 +137,15 @@ type InputItem =
   { line: number; url: string; reject: string; bytes: number } | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; bytes: number };
 
 /** Rows of a TSV, or samples of a shard folder / img2dataset output (images and tags included). */
-async function* inputItems(input: string, layout: TsvLayout): AsyncGenerator<InputItem> {
+async function* inputItems(input: string, layout: TsvLayout, range?: { start: number; end: number }): AsyncGenerator<InputItem> {
+  const start = range?.start ?? 0;
+  const end = range?.end ?? Infinity;
+  let ordinal = -1;
   if (!fs.statSync(input).isDirectory()) {
     for await (const item of readTsv(input, { layout, malformed: 'reject' })) {
+      ordinal++;
+      if (ordinal < start) continue;
+      if (ordinal >= end) return;
       if (isReject(item)) yield { line: item.line, url: '', reject: `input:${item.reject}`, bytes: item.text.length + 1 };
       else yield { line: item.line, url: item.url, caption: item.caption, bytes: item.url.length + item.caption.length + 2 };
     }
@@ -102,6 +154,9 @@ async function* inputItems(input: string, layout: TsvLayout): AsyncGenerator<Inp
   let index = 0;
   for await (const raw of readImg2dataset(input)) {
     index++;
+    ordinal++;
+    if (ordinal < start) continue;
+    if (ordinal >= end) return;
     let sample: ShardSample;
     try {
       sample = decodeSample(raw);
@@ -115,13 +170,26 @@ async function* inputItems(input: string, layout: TsvLayout): AsyncGenerator<Inp
   }
 }
 
+/** Input items a run would read (the range a shard slices): TSV lines with content, or samples of a shard folder. */
+export async function countInputItems(input: string, layout: TsvLayout | 'auto' = 'auto'): Promise<number> {
+  let count = 0;
+  if (fs.statSync(input).isDirectory()) {
+    for await (const raw of readImg2dataset(input)) if (raw) count++;
+    return count;
+  }
+  const resolved = layout === 'auto' ? await detectTsvLayout(input) : layout;
+  for await (const item of readTsv(input, { layout: resolved, malformed: 'reject' })) if (item) count++;
+  return count;
+}
+
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const started = Date.now();
   const progress = options.progress ?? silentProgress;
   const folderInput = fs.statSync(options.input).isDirectory();
   // relative image paths in a TSV name files beside it, not in whatever folder the run started from
   const images = options.images ?? new ImageSource({ baseDir: folderInput ? undefined : path.dirname(path.resolve(options.input)), ...options.fetch });
-  const datasetStages = options.datasetStages ?? [];
+  const deferred = options.deferDatasetStages === true;
+  const datasetStages = deferred ? [] : (options.datasetStages ?? []);
   const pooledNames = options.pooled?.names ?? [];
   const funnel = new Funnel([READ_STAGE, ...pooledNames, ...options.stages.map((s) => s.name), ...datasetStages.map((s) => s.name)]);
   fs.mkdirSync(options.out, { recursive: true });
@@ -143,9 +211,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   };
 
   // survivors of the per-pair stages: straight to kept.tsv, or to a first-pass file for dataset stages
-  const survivorsFile = datasetStages.length > 0 ? temporaryPath(path.join(options.out, 'survivors.jsonl')) : '';
+  const survivorsFile = datasetStages.length > 0 || deferred ? temporaryPath(path.join(options.out, 'survivors.jsonl')) : '';
   const survivors = survivorsFile ? fs.createWriteStream(survivorsFile) : undefined;
-  const kept = TsvWriter.create(files.kept, { layout });
+  const kept = deferred ? undefined : TsvWriter.create(files.kept, { layout });
 
   const runStages = async (pair: CandidatePair, line: number): Promise<CandidatePair | undefined> => {
     let fetched = false;
@@ -187,7 +255,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       if (!survivors.write(JSON.stringify({ line, url: pair.url, caption: pair.caption }) + '\n'))
         await new Promise<void>((r) => survivors.once('drain', () => r()));
     } else {
-      const pending = kept.write(pair);
+      const pending = kept!.write(pair);
       if (pending) await pending;
     }
   };
@@ -228,7 +296,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     if (batches.length >= options.pooled.depth) await drainBatch(batches.shift()!);
   };
 
-  for await (const item of inputItems(options.input, layout)) {
+  for await (const item of inputItems(options.input, layout, options.range)) {
     input++;
     funnel.input++;
     funnel.entered(READ_STAGE);
@@ -248,41 +316,25 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       batch.push({ pair, line: item.line });
       if (batch.length >= options.pooled.batchSize) await sendBatch();
     } else await startStages(pair, item.line);
-    if (input % 1000 === 0) progress('filter', Math.min(bytesSeen, totalBytes), totalBytes);
+    if (input % 1000 === 0 && totalBytes > 0) progress('filter (input bytes)', Math.min(bytesSeen, totalBytes), totalBytes);
   }
   await sendBatch();
   while (batches.length > 0) await drainBatch(batches.shift()!);
   while (inFlight.length > 0) await emit(await inFlight.shift()!);
-  progress('filter', totalBytes, totalBytes);
+  // a shard folder has no byte total: no bar rather than a stray "0/0"
+  if (totalBytes > 0) progress('filter (input bytes)', totalBytes, totalBytes);
 
-  if (survivors) {
-    await new Promise<void>((resolve, reject) => survivors.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    const lines = fs
-      .readFileSync(survivorsFile, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const records = lines.map((l) => JSON.parse(l) as { line: number; url: string; caption: string });
-    let current = records;
-    for (const stage of datasetStages) {
-      for (const record of current) stage.observe(record.caption);
-      const next: typeof records = [];
-      for (const record of current) {
-        funnel.entered(stage.name);
-        const verdict = stage.check(record.caption);
-        if (verdict.keep) {
-          funnel.passed(stage.name);
-          next.push({ ...record, caption: verdict.caption });
-        } else recordReject(record.line, record.url, stage.name, verdict.reason);
-      }
-      current = next;
-    }
-    for (const record of current) {
-      const pending = kept.write(record);
+  if (survivors) await new Promise<void>((resolve, reject) => survivors.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  if (deferred) commitTemporary(survivorsFile, path.join(options.out, 'survivors.jsonl'));
+  else if (survivors) {
+    const records = readSurvivors(survivorsFile);
+    for (const record of applyDatasetStages(records, datasetStages, funnel, recordReject)) {
+      const pending = kept!.write(record);
       if (pending) await pending;
     }
     discardTemporary(survivorsFile);
   }
-  await kept.close();
+  await kept?.close();
   await new Promise<void>((resolve, reject) => rejects.end((err?: Error | null) => (err ? reject(err) : resolve())));
   commitTemporary(rejectsTemporary, files.rejects);
   funnel.check();

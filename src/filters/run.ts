@@ -10,7 +10,10 @@ import { readTsv, TsvLayout } from '../data/tsv';
 import { readSamples } from '../data/webdataset';
 import type { Progress } from '../util/progress';
 import { loadTagsFile, tagsFileBeside } from '../data/tags';
-import { PipelineResult, runPipeline } from './pipeline';
+import { PipelineResult, countInputItems, runPipeline } from './pipeline';
+import { mergeFilterShards } from './shards';
+import { shardFolder, sliceRange, type ShardSpec } from '../util/shard';
+import { detectTsvLayout } from '../data/tsv';
 import type { ImageSourceOptions } from '../data/images';
 import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './presets';
 import { WordCounts, WordFrequencies } from './text';
@@ -40,6 +43,10 @@ export interface FilterPoolOptions {
    * world's choice) or a `token<TAB>count` file (thresholds as stated).
    */
   vocabulary?: VocabularyChoice;
+  /** Run only shard i of N: a contiguous slice of the input, into OUT/.shards/i-of-N (src/filters/shards.ts). */
+  shard?: ShardSpec;
+  /** Merge N done shards into OUT instead of filtering (runs the dataset-wide stages). */
+  mergeShards?: number;
   concurrency?: number;
   progress?: Progress;
   /** Image fetching options (`allowPrivate`, `ignoreRobotsTag`, `contact`, …); relative paths resolve against the input's folder. */
@@ -111,6 +118,8 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
     catalog: options.catalog,
   };
   const { stages, datasetStages, pooled, close } = buildStages(preset, buildOptions);
+  const resolvedLayout: TsvLayout = fs.statSync(options.input).isDirectory() ? 'url-caption' : layout === 'auto' ? await detectTsvLayout(options.input) : layout;
+  if (options.shard && options.mergeShards !== undefined) throw new Error('filter: give a shard to run or shards to merge, not both');
   const rareWords = textOptionsFor(preset, buildOptions).minWordFrequency;
   const used: VocabularyUsed | null =
     needsVocabulary && rareWords !== null
@@ -121,15 +130,23 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
           paperThreshold: preset.text.minWordFrequency!,
         }
       : null;
+  const out = options.shard ? shardFolder(options.out, options.shard) : options.out;
   if (used) {
     // before the pipeline, whose summary.json (the done-marker) comes last
-    fs.mkdirSync(options.out, { recursive: true });
-    writeFileAtomic(path.join(options.out, 'vocabulary.json'), JSON.stringify({ ...used, vocabularyPairs }, null, 2) + '\n');
+    fs.mkdirSync(out, { recursive: true });
+    writeFileAtomic(path.join(out, 'vocabulary.json'), JSON.stringify({ ...used, vocabularyPairs }, null, 2) + '\n');
   }
   try {
+    if (options.mergeShards !== undefined) {
+      const merged = await mergeFilterShards({ out, count: options.mergeShards, layout: resolvedLayout, datasetStages, label: preset.name, input: options.input });
+      return { ...merged, tagsFile, rareWords: needsVocabulary ? rareWords : null, vocabularyPairs, vocabulary: used };
+    }
+    const range = options.shard ? sliceRange(options.shard, await countInputItems(options.input, resolvedLayout)) : undefined;
     const result = await runPipeline({
       input: options.input,
-      out: options.out,
+      out,
+      range,
+      deferDatasetStages: options.shard !== undefined && datasetStages.length > 0,
       layout,
       stages,
       datasetStages,

@@ -1,0 +1,4 @@
+export * from './job';
+export * from './local';
+export * from './slurm';
+export * from './bullmq';
