@@ -14,8 +14,14 @@ import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
 import { parseChoice, parseWholeNumber } from './options';
 import { addFetchOptions, fetchFlags } from './filter';
 import { ImageSource } from '../data/images';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { FeatureStore } from '../vision/cache';
+import { writeFileAtomic } from '../util/atomic';
+import { readJsonFile } from '../util/json';
+import { missingShards, shardFolder, sliceRange } from '../util/shard';
+import { ShardFlags, addShardOptions, runOnEngine, shardOptions } from './scale';
 
 export interface FeaturesFlags {
   in: string;
@@ -35,7 +41,19 @@ export interface FeaturesFlags {
   contact?: string;
 }
 
-export async function runFeatures(flags: FeaturesFlags): Promise<void> {
+/** Where a sharded features run keeps its plan and done-markers: one folder per source and settings. */
+export function featuresJobDir(flags: FeaturesFlags): string {
+  const id = createHash('sha256')
+    .update(JSON.stringify([path.resolve(flags.in), flags.backbone, flags.regions, flags.seed, flags.limit ?? null, flags.recipe]))
+    .digest('hex')
+    .slice(0, 12);
+  return path.join(flags.out, 'jobs', `features-${id}`);
+}
+
+export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: Command): Promise<void> {
+  const jobDir = featuresJobDir(flags);
+  if (command && (await runOnEngine({ ...flags, out: jobDir }, command))) return;
+  const sharding = shardOptions(flags);
   if (!isBackboneName(flags.backbone)) throw new Error(`--backbone: "${flags.backbone}" is not ${BACKBONE_NAMES.join(' or ')}`);
   const regions = parseChoice('--regions', flags.regions, ['boxes', 'tiles'] as const);
   parseChoice('--recipe', flags.recipe, Object.keys(PRETRAIN_RECIPES));
@@ -64,7 +82,36 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
     // a TSV's relative image paths name files beside it
     const baseDir = fs.existsSync(flags.in) && fs.statSync(flags.in).isFile() ? path.dirname(path.resolve(flags.in)) : undefined;
     const source = new ImageSource({ ...fetchFlags(flags), baseDir });
-    const result = await extractFeatures(images, { backbone, cacheDir: flags.out, batchSize, regions, progress, source });
+    // the shard contract (docs/scale.md): shard i takes a contiguous slice of the distinct images; the
+    // store takes appends from several processes (locked), so the merge only checks that all are there
+    const distinct = [...new Map(images.map((ref) => [ref.key, ref])).values()];
+    if (sharding.mergeShards !== undefined) {
+      const missing = missingShards(jobDir, sharding.mergeShards);
+      if (missing.length > 0) throw new Error(`merge: ${missing.length} of ${sharding.mergeShards} features shards are not done (${missing.join(', ')}) in ${jobDir}`);
+      const failedKeys = new Set<string>();
+      for (let index = 0; index < sharding.mergeShards; index++)
+        for (const f of (readJsonFile(path.join(shardFolder(jobDir, { index, count: sharding.mergeShards }), 'summary.json')) as { failed: { key: string }[] }).failed)
+          failedKeys.add(f.key);
+      const store = FeatureStore.open(backbone, { cacheDir: flags.out, variant: regions });
+      const absent = distinct.filter((ref) => !store.has(ref.key) && !failedKeys.has(ref.key));
+      if (absent.length > 0) throw new Error(`merge: ${absent.length} images have neither features nor a failure (first: ${absent[0].key})`);
+      const summary = { images: distinct.length, stored: distinct.length - failedKeys.size, failed: failedKeys.size, store: store.dir, shards: sharding.mergeShards };
+      writeFileAtomic(path.join(jobDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      console.log(`merged ${sharding.mergeShards} features shards: ${summary.stored} of ${summary.images} images in ${store.dir}, ${summary.failed} failed`);
+      backbone.dispose();
+      return;
+    }
+    const range = sharding.shard ? sliceRange(sharding.shard, distinct.length) : undefined;
+    const slice = range ? distinct.slice(range.start, range.end) : images;
+    const result = await extractFeatures(slice, { backbone, cacheDir: flags.out, batchSize, regions, progress, source });
+    if (sharding.shard) {
+      const marker = shardFolder(jobDir, sharding.shard);
+      fs.mkdirSync(marker, { recursive: true });
+      writeFileAtomic(
+        path.join(marker, 'summary.json'),
+        JSON.stringify({ range, computed: result.computed, cached: result.cached, failed: result.failed.map((f) => ({ key: f.key, reason: f.reason })) }, null, 2) + '\n',
+      );
+    }
     progress.stop();
     const seconds = (Date.now() - loaded) / 1000;
     console.log(
@@ -73,7 +120,7 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
         [
           ['source', flags.in],
           ['backbone', `${backbone.id} (D=${backbone.featureDim}, ${backbone.inputSize} px, tfjs ${backend.name})`],
-          ['images', String(images.length)],
+          ['images', String(slice.length) + (range ? ` (shard ${sharding.shard!.index}/${sharding.shard!.count}: ${range.start}–${range.end - 1} of ${distinct.length})` : '')],
           ['computed', `${result.computed} (${seconds > 0 ? (result.computed / seconds).toFixed(1) : '—'} images/s)`],
           ['already cached', String(result.cached)],
           ['failed', String(result.failed.length)],
@@ -90,7 +137,7 @@ export async function runFeatures(flags: FeaturesFlags): Promise<void> {
 }
 
 export function featuresCommand(): Command {
-  return addFetchOptions(new Command('features'))
+  return addShardOptions(addFetchOptions(new Command('features')))
     .description("compute and cache frozen visual features (global, 8×8 grid, regions, tags) of a source's images")
     .requiredOption('-i, --in <source>', 'TSV, shard folder, COCO/nocaps annotation JSON, or a world split: world:PRESET:SPLIT (e.g. world:tiny:coco-train)')
     .addOption(

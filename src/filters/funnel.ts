@@ -96,7 +96,8 @@ export class Funnel {
   toJsonl(): string {
     return (
       this.rows()
-        .map((s) => JSON.stringify(s))
+        // reasons sorted: the file is the same whatever order rows were judged in (one process or shards)
+        .map((s) => JSON.stringify({ ...s, rejected: Object.fromEntries(Object.entries(s.rejected).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }))
         .join('\n') + '\n'
     );
   }
