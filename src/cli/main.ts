@@ -37,7 +37,7 @@ export function buildProgram(): Command {
 
   program
     .command('score')
-    .description('score captions with coco-caption metrics (BLEU-1..4, METEOR, ROUGE-L, CIDEr-D); prints one JSON object')
+    .description('score captions with coco-caption metrics (BLEU-1..4, METEOR, ROUGE-L, CIDEr-D; SPICE when asked for); prints one JSON object')
     .option('-i, --input <file>', 'scoring file: {"images": [{"image_id", "references": [...], "candidate", "domain"?}]}')
     .option('-r, --results <file>', 'COCO results [{"image_id", "caption"}] (use with --annotations)')
     .option('-a, --annotations <file>', 'COCO / nocaps caption annotations {"images", "annotations"}')

@@ -37,6 +37,9 @@
  * - No caching across runs, no per-category breakdown (object / attribute / relation / color /
  *   count / size F-scores); spiceDetails() gives P, R, F1 and tuple counts per image.
  * - Empty tuple sets score 0 (the jar reports NaN for an image whose candidate has no tuples).
+ *
+ * Speed (2-core dev machine): 1000 images × (1 candidate + 5 references) in ~0.24 s warm; the first
+ * call also loads the wink model and the WordNet index (~1 s). Not in evaluate()'s default set.
  */
 import winkNLP, { ItsFunction, WinkMethods } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
