@@ -28,9 +28,9 @@ test('errors go to stderr with a non-zero exit', () => {
   assert.equal(bad.status, 1);
   assert.ok(bad.stderr.includes(broken), bad.stderr);
 
-  const badMetric = runCli(['score', '--input', GOLDEN_FILE, '--metrics', 'bleu,spice']);
+  const badMetric = runCli(['score', '--input', GOLDEN_FILE, '--metrics', 'bleu,bleurt']);
   assert.equal(badMetric.status, 1);
-  assert.match(badMetric.stderr, /unknown metric "spice"/);
+  assert.match(badMetric.stderr, /unknown metric "bleurt"/);
 });
 
 test('--metrics selects metric families or single metrics', () => {

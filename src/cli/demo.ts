@@ -5,7 +5,7 @@
  * embedded world and show its raw web pool's Table 1 statistics.
  */
 import * as path from 'path';
-import { ALL_METRIC_NAMES, evaluate, evaluateByDomain } from '../metrics/evaluate';
+import { DEFAULT_METRIC_NAMES, evaluate, evaluateByDomain } from '../metrics/evaluate';
 import { loadCocoResults, loadScoringFile } from '../metrics/inputs';
 import { FIXTURES_DIR, PACKAGE_ROOT } from '../paths';
 import { readJsonFile } from '../util/json';
@@ -23,7 +23,7 @@ export async function runDemo(): Promise<void> {
   console.log(
     formatTable(
       ['metric', 'cckit', 'coco-caption', '|difference|'],
-      ALL_METRIC_NAMES.map((name) => {
+      DEFAULT_METRIC_NAMES.map((name) => {
         const reference = golden.corpus[name];
         const value = ours.corpus[name];
         return [name, value, reference, reference === undefined ? 'no reference value' : formatDifference(Math.abs(value - reference))];
@@ -41,7 +41,7 @@ export async function runDemo(): Promise<void> {
   console.log(
     formatTable(
       ['metric', ...columns],
-      ALL_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]),
+      DEFAULT_METRIC_NAMES.map((name) => [name, ...columns.map((d) => byDomain[d].corpus[name])]),
       4,
     ),
   );

@@ -75,7 +75,11 @@ export function registerEvalCommand(program: Command): Command {
     .description('score COCO results or a nocaps submission against COCO / nocaps annotations; prints a table (nocaps: in, near, out, overall)')
     .requiredOption('-p, --preds <file>', 'COCO results / nocaps submission: [{"image_id", "caption"}]')
     .requiredOption('-r, --refs <file>', 'COCO captions or nocaps annotations {"images": [{"id", "domain"?}], "annotations": [{"image_id", "caption"}]}')
-    .option('-m, --metrics <list>', 'comma-separated metric families or names (bleu, meteor, rouge, cider, Bleu_4, …)', 'bleu,meteor,rouge,cider')
+    .option(
+      '-m, --metrics <list>',
+      'comma-separated metric families or names (bleu, meteor, rouge, cider, spice, Bleu_4, …; spice only when named)',
+      'bleu,meteor,rouge,cider',
+    )
     .option('--json', 'print {images, corpus, domains?} as JSON instead of the table', false)
     .option('-t, --tokenized', 'text is already tokenised: split on spaces only (no PTB tokenisation)', false)
     .option('--run <dir>', 'also write predictions/<split>.json and scores/<split>.json into this run directory')

@@ -45,12 +45,16 @@ export function buildProgram(): Command {
 
   program
     .command('score')
-    .description('score captions with coco-caption metrics (BLEU-1..4, METEOR, ROUGE-L, CIDEr-D); prints one JSON object')
+    .description('score captions with coco-caption metrics (BLEU-1..4, METEOR, ROUGE-L, CIDEr-D; SPICE when asked for); prints one JSON object')
     .option('-i, --input <file>', 'scoring file: {"images": [{"image_id", "references": [...], "candidate", "domain"?}]}')
     .option('-r, --results <file>', 'COCO results [{"image_id", "caption"}] (use with --annotations)')
     .option('-a, --annotations <file>', 'COCO / nocaps caption annotations {"images", "annotations"}')
     .option('-t, --tokenized', 'text is already tokenised: split on spaces only (no PTB tokenisation)', false)
-    .option('-m, --metrics <list>', 'comma-separated metric families or names (bleu, meteor, rouge, cider, Bleu_4, …)', 'bleu,meteor,rouge,cider')
+    .option(
+      '-m, --metrics <list>',
+      'comma-separated metric families or names (bleu, meteor, rouge, cider, spice, Bleu_4, …; spice only when named)',
+      'bleu,meteor,rouge,cider',
+    )
     .option('-d, --by-domain', 'also report every metric per nocaps domain (in, near, out) and entire', false)
     .option('--pretty', 'indent the JSON output', false)
     .action(runScore);

@@ -6,6 +6,7 @@ import * as bleu from './bleu';
 import * as cider from './cider';
 import * as meteor from './meteor';
 import * as rouge from './rouge';
+import * as spice from './spice';
 import { CountedCorpus, countCorpus } from './ngrams';
 import { tokenizeCaption } from '../text/ptb-tokenizer';
 import { Candidates, MetricScores, References } from './types';
@@ -32,11 +33,16 @@ export const METRIC_FAMILIES = {
   meteor: { names: ['METEOR'], score: (call: PreparedCall) => meteor.score(call.references, call.candidates) },
   rouge: { names: ['ROUGE_L'], score: (call: PreparedCall) => rouge.score(call.references, call.candidates) },
   cider: { names: ['CIDEr'], score: (call: PreparedCall) => cider.scoreCounted(call.ngrams()) },
+  spice: { names: ['SPICE'], score: (call: PreparedCall) => spice.score(call.references, call.candidates) },
 } as const satisfies Record<string, { names: readonly string[]; score: (call: PreparedCall) => MetricScores }>;
 
 export type MetricFamily = keyof typeof METRIC_FAMILIES;
+/** Every family `--metrics` accepts. */
 export const ALL_FAMILIES = Object.keys(METRIC_FAMILIES) as MetricFamily[];
 export const ALL_METRIC_NAMES: string[] = ALL_FAMILIES.flatMap((family) => [...METRIC_FAMILIES[family].names]);
+/** Families run when none are asked for: coco-caption's scorers. SPICE runs only when named (it parses every caption). */
+export const DEFAULT_FAMILIES: MetricFamily[] = ALL_FAMILIES.filter((family) => family !== 'spice');
+export const DEFAULT_METRIC_NAMES: string[] = DEFAULT_FAMILIES.flatMap((family) => [...METRIC_FAMILIES[family].names]);
 
 /** The `cckit score` contract: corpus values and per-image values of each metric. */
 export interface Evaluation {
@@ -47,13 +53,13 @@ export interface Evaluation {
 export interface EvaluateOptions {
   /** Text is already tokenised: split on spaces only, no PTB tokenisation. */
   tokenized?: boolean;
-  /** Metric families or metric names (case-insensitive); default: all. */
+  /** Metric families or metric names (case-insensitive); default: DEFAULT_FAMILIES (all but SPICE). */
   metrics?: readonly string[];
 }
 
 /** Resolves user-given metric words ("bleu", "Bleu_4", "cider") to families and names. */
 export function resolveMetrics(requested: readonly string[] | undefined): { families: MetricFamily[]; names: string[] } {
-  if (!requested || requested.length === 0) return { families: [...ALL_FAMILIES], names: [...ALL_METRIC_NAMES] };
+  if (!requested || requested.length === 0) return { families: [...DEFAULT_FAMILIES], names: [...DEFAULT_METRIC_NAMES] };
   const families = new Set<MetricFamily>();
   const names = new Set<string>();
   for (const word of requested) {

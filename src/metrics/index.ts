@@ -2,6 +2,7 @@ export * as bleu from './bleu';
 export * as cider from './cider';
 export * as meteor from './meteor';
 export * as rouge from './rouge';
+export * as spice from './spice';
 export * from './evaluate';
 export * from './inputs';
 export * from './retrieval';
