@@ -16,10 +16,8 @@ test('Redis on a unix socket answers PING, SET and GET, and stops cleanly', { ti
   const redis = await startRedis();
   t.after(() => redis.stop());
   assert.ok(fs.statSync(redis.socket).isSocket());
-  const reply = await redisRaw(
-    redis.socket,
-    [['PING'], ['SET', 'cckit:key', 'hello world'], ['GET', 'cckit:key']],
-    (r) => r.endsWith('$11\r\nhello world\r\n'),
+  const reply = await redisRaw(redis.socket, [['PING'], ['SET', 'cckit:key', 'hello world'], ['GET', 'cckit:key']], (r) =>
+    r.endsWith('$11\r\nhello world\r\n'),
   );
   assert.equal(reply, '+PONG\r\n+OK\r\n$11\r\nhello world\r\n');
   await redis.stop();

@@ -105,18 +105,27 @@ interface Daemon {
   exitCode(): number | string | null | undefined;
 }
 
+// Daemons still running when this process exits (a test that failed before its stop()) get SIGTERM then.
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGTERM');
+});
+
 /** Spawns a foreground daemon with stdout and stderr in `log`. */
 function daemon(name: string, file: string, args: string[], log: string, env: NodeJS.ProcessEnv = process.env): Daemon {
   const fd = fs.openSync(log, 'a');
   const child = spawn(file, args, { stdio: ['ignore', fd, fd], env });
   fs.closeSync(fd);
   let code: number | string | null | undefined;
+  live.add(child);
   const exited = new Promise<void>((resolve) => {
     child.once('exit', (c, signal) => {
+      live.delete(child);
       code = c ?? signal;
       resolve();
     });
     child.once('error', (err) => {
+      live.delete(child);
       code = err.message;
       resolve();
     });
@@ -198,7 +207,12 @@ export async function startRedis(options: { timeoutMs?: number } = {}): Promise<
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('redis to answer PING', async () => (await redisRaw(socket, [['PING']], (r) => r.includes('\r\n'), 500)).startsWith('+PONG'), [d], options.timeoutMs ?? 10_000);
+    await waitFor(
+      'redis to answer PING',
+      async () => (await redisRaw(socket, [['PING']], (r) => r.includes('\r\n'), 500)).startsWith('+PONG'),
+      [d],
+      options.timeoutMs ?? 10_000,
+    );
   } catch (err) {
     await stop();
     throw err;
