@@ -73,7 +73,10 @@ export async function compareShardedOutputs(one: string, sharded: string): Promi
   const b = path.join(sharded, 'shards');
   const parquets = fs.readdirSync(a).filter((n) => n.endsWith('.parquet'));
   assert.ok(parquets.length > 1);
-  assert.deepEqual(fs.readdirSync(b).filter((n) => n.endsWith('.parquet')), parquets);
+  assert.deepEqual(
+    fs.readdirSync(b).filter((n) => n.endsWith('.parquet')),
+    parquets,
+  );
   for (const name of parquets) assert.ok(fs.readFileSync(path.join(a, name)).equals(fs.readFileSync(path.join(b, name))), name);
   assert.deepEqual(stats(b), stats(a));
   assert.deepEqual(await samplesOf(b), await samplesOf(a));
@@ -82,7 +85,11 @@ export async function compareShardedOutputs(one: string, sharded: string): Promi
   // order, which is the order downloads completed in (as img2dataset writes them), so it differs between
   // two downloads of the same list
   assert.equal(fs.readFileSync(path.join(sharded, 'cc3m', 'funnel.jsonl'), 'utf8'), fs.readFileSync(path.join(one, 'cc3m', 'funnel.jsonl'), 'utf8'));
-  const lines = (root: string, file: string) => fs.readFileSync(path.join(root, 'cc3m', file), 'utf8').split('\n').filter(Boolean);
+  const lines = (root: string, file: string) =>
+    fs
+      .readFileSync(path.join(root, 'cc3m', file), 'utf8')
+      .split('\n')
+      .filter(Boolean);
   assert.deepEqual(lines(sharded, 'kept.tsv').sort(), lines(one, 'kept.tsv').sort());
   const rejects = (root: string) =>
     lines(root, 'rejects.jsonl')

@@ -38,7 +38,9 @@ test('--shard i/N and N with the index from the engine environment', () => {
 
 test('slices: modulo units and contiguous ranges are disjoint and cover everything', () => {
   for (const count of [1, 3, 4, 7]) {
-    const owners = Array.from({ length: 50 }, (_, unit) => Array.from({ length: count }, (_, index) => index).filter((index) => ownsUnit({ index, count }, unit)));
+    const owners = Array.from({ length: 50 }, (_, unit) =>
+      Array.from({ length: count }, (_, index) => index).filter((index) => ownsUnit({ index, count }, unit)),
+    );
     assert.ok(owners.every((o) => o.length === 1));
     for (const total of [0, 1, 5, 103]) {
       let next = 0;
@@ -76,7 +78,18 @@ test('local engine: 4-shard download, filter and features give the one-process o
   assert.deepEqual(missingShards(path.join(four, 'shards'), 4), []);
   assert.ok(fs.existsSync(path.join(shardFolder(path.join(four, 'shards'), { index: 3, count: 4 }), 'summary.json')));
   for (const root of [one, four]) {
-    const filter = ['filter', '--preset', 'cc3m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc3m'), '--no-nsfw', '--stages', 'text,transform,prune'];
+    const filter = [
+      'filter',
+      '--preset',
+      'cc3m',
+      '--in',
+      path.join(root, 'shards'),
+      '--out',
+      path.join(root, 'cc3m'),
+      '--no-nsfw',
+      '--stages',
+      'text,transform,prune',
+    ];
     r = await runCli(root === one ? filter : [...filter, '--engine', 'local', '--shards', '4']);
     assert.equal(r.code, 0, r.output);
     const features = ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')];

@@ -87,15 +87,23 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
     const distinct = [...new Map(images.map((ref) => [ref.key, ref])).values()];
     if (sharding.mergeShards !== undefined) {
       const missing = missingShards(jobDir, sharding.mergeShards);
-      if (missing.length > 0) throw new Error(`merge: ${missing.length} of ${sharding.mergeShards} features shards are not done (${missing.join(', ')}) in ${jobDir}`);
+      if (missing.length > 0)
+        throw new Error(`merge: ${missing.length} of ${sharding.mergeShards} features shards are not done (${missing.join(', ')}) in ${jobDir}`);
       const failedKeys = new Set<string>();
       for (let index = 0; index < sharding.mergeShards; index++)
-        for (const f of (readJsonFile(path.join(shardFolder(jobDir, { index, count: sharding.mergeShards }), 'summary.json')) as { failed: { key: string }[] }).failed)
+        for (const f of (readJsonFile(path.join(shardFolder(jobDir, { index, count: sharding.mergeShards }), 'summary.json')) as { failed: { key: string }[] })
+          .failed)
           failedKeys.add(f.key);
       const store = FeatureStore.open(backbone, { cacheDir: flags.out, variant: regions });
       const absent = distinct.filter((ref) => !store.has(ref.key) && !failedKeys.has(ref.key));
       if (absent.length > 0) throw new Error(`merge: ${absent.length} images have neither features nor a failure (first: ${absent[0].key})`);
-      const summary = { images: distinct.length, stored: distinct.length - failedKeys.size, failed: failedKeys.size, store: store.dir, shards: sharding.mergeShards };
+      const summary = {
+        images: distinct.length,
+        stored: distinct.length - failedKeys.size,
+        failed: failedKeys.size,
+        store: store.dir,
+        shards: sharding.mergeShards,
+      };
       writeFileAtomic(path.join(jobDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
       console.log(`merged ${sharding.mergeShards} features shards: ${summary.stored} of ${summary.images} images in ${store.dir}, ${summary.failed} failed`);
       backbone.dispose();
@@ -109,7 +117,11 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
       fs.mkdirSync(marker, { recursive: true });
       writeFileAtomic(
         path.join(marker, 'summary.json'),
-        JSON.stringify({ range, computed: result.computed, cached: result.cached, failed: result.failed.map((f) => ({ key: f.key, reason: f.reason })) }, null, 2) + '\n',
+        JSON.stringify(
+          { range, computed: result.computed, cached: result.cached, failed: result.failed.map((f) => ({ key: f.key, reason: f.reason })) },
+          null,
+          2,
+        ) + '\n',
       );
     }
     progress.stop();
@@ -120,7 +132,11 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
         [
           ['source', flags.in],
           ['backbone', `${backbone.id} (D=${backbone.featureDim}, ${backbone.inputSize} px, tfjs ${backend.name})`],
-          ['images', String(slice.length) + (range ? ` (shard ${sharding.shard!.index}/${sharding.shard!.count}: ${range.start}–${range.end - 1} of ${distinct.length})` : '')],
+          [
+            'images',
+            String(slice.length) +
+              (range ? ` (shard ${sharding.shard!.index}/${sharding.shard!.count}: ${range.start}–${range.end - 1} of ${distinct.length})` : ''),
+          ],
           ['computed', `${result.computed} (${seconds > 0 ? (result.computed / seconds).toFixed(1) : '—'} images/s)`],
           ['already cached', String(result.cached)],
           ['failed', String(result.failed.length)],

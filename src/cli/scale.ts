@@ -3,7 +3,20 @@
  * `cckit scale finish` (Slurm's finishing job).
  */
 import type { Command } from 'commander';
-import { ENGINES, EngineName, ShardedJob, arrayScript, enqueue, finishRound, finishScript, runLocal, runSlurm, startWorkers, stripFlags, waitForFlow } from '../scale';
+import {
+  ENGINES,
+  EngineName,
+  ShardedJob,
+  arrayScript,
+  enqueue,
+  finishRound,
+  finishScript,
+  runLocal,
+  runSlurm,
+  startWorkers,
+  stripFlags,
+  waitForFlow,
+} from '../scale';
 import type { SlurmOptions } from '../scale/slurm';
 import { parseShard, type ShardSpec } from '../util/shard';
 import { parseChoice, parseWholeNumber } from './options';
@@ -97,12 +110,20 @@ export async function runOnEngine(flags: ShardFlags & { out: string }, command: 
   } else if (engine === 'slurm') {
     const options = slurmOptions(flags);
     if (flags.dryRun) {
-      console.log(arrayScript(job, options, Array.from({ length: job.shards }, (_, i) => i)));
+      console.log(
+        arrayScript(
+          job,
+          options,
+          Array.from({ length: job.shards }, (_, i) => i),
+        ),
+      );
       console.log(finishScript(job, options, '<OUT>/.shards/plan.json', 1));
       return true;
     }
     const ids = await runSlurm(job, { ...options, wait: flags.wait });
-    say(`slurm engine: array job ${ids.array}, finishing job ${ids.finish}${flags.wait ? ': merged' : ' (submitted; the merge marker is OUT/.shards/merged.json)'}`);
+    say(
+      `slurm engine: array job ${ids.array}, finishing job ${ids.finish}${flags.wait ? ': merged' : ' (submitted; the merge marker is OUT/.shards/merged.json)'}`,
+    );
   } else {
     if (!flags.redis) throw new Error('--engine bullmq needs --redis URL');
     const target = { redis: flags.redis, prefix: flags.queuePrefix };
@@ -140,7 +161,9 @@ export function registerScaleCommands(program: Command, runInProcess: (argv: str
         run: runInProcess,
         concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
         lockDurationMs: parseWholeNumber('--lock-ms', flags.lockMs, 1000),
-        ...(flags.rateMax ? { limiter: { max: parseWholeNumber('--rate-max', flags.rateMax, 1), duration: parseWholeNumber('--rate-duration', flags.rateDuration, 1) } } : {}),
+        ...(flags.rateMax
+          ? { limiter: { max: parseWholeNumber('--rate-max', flags.rateMax, 1), duration: parseWholeNumber('--rate-duration', flags.rateDuration, 1) } }
+          : {}),
         onJob: (name, status, error) => process.stderr.write(`worker ${process.pid}: ${name} ${status}${error ? `: ${error}` : ''}\n`),
       });
       process.stderr.write(`worker ${process.pid}: ready on ${flags.redis}\n`);
@@ -163,12 +186,14 @@ export function registerScaleCommands(program: Command, runInProcess: (argv: str
     .option('--slurm-time <limit>')
     .option('--slurm-cpus <n>')
     .option('--slurm-mem <size>')
-    .action(async (flags: { plan: string; round: string; attempts: string; slurmPartition?: string; slurmTime?: string; slurmCpus?: string; slurmMem?: string }) => {
-      const outcome = await finishRound(flags.plan, parseWholeNumber('--round', flags.round, 1), {
-        ...slurmOptions(flags),
-        attempts: parseWholeNumber('--attempts', flags.attempts, 1),
-      });
-      console.log(`scale finish: ${outcome}`);
-      if (outcome === 'failed') throw new Error('scale finish: the job failed (OUT/.shards/failed.json)');
-    });
+    .action(
+      async (flags: { plan: string; round: string; attempts: string; slurmPartition?: string; slurmTime?: string; slurmCpus?: string; slurmMem?: string }) => {
+        const outcome = await finishRound(flags.plan, parseWholeNumber('--round', flags.round, 1), {
+          ...slurmOptions(flags),
+          attempts: parseWholeNumber('--attempts', flags.attempts, 1),
+        });
+        console.log(`scale finish: ${outcome}`);
+        if (outcome === 'failed') throw new Error('scale finish: the job failed (OUT/.shards/failed.json)');
+      },
+    );
 }

@@ -341,8 +341,7 @@ export function mergeDownloadShards(out: string, count: number): DownloadSummary
     .filter((n) => /^\d+_stats\.json$/.test(n))
     .map((n) => parseInt(n, 10))
     .sort((a, b) => a - b);
-  for (let i = 0; i < listShards; i++)
-    if (numbers[i] !== i) throw new Error(`merge: download shard ${i} of ${listShards} has no _stats.json in ${out}`);
+  for (let i = 0; i < listShards; i++) if (numbers[i] !== i) throw new Error(`merge: download shard ${i} of ${listShards} has no _stats.json in ${out}`);
   const run = { written: 0, skipped: 0, retried: 0, rowsFetched: 0, shards: listShards };
   for (const p of parts) {
     run.written += p.written;

@@ -25,7 +25,8 @@ export class Funnel {
   static sum(parts: readonly StageCounts[][], extraStages: readonly string[] = []): Funnel {
     const names = parts.length === 0 ? [] : parts[0].map((s) => s.stage);
     for (const part of parts)
-      if (part.map((s) => s.stage).join(',') !== names.join(',')) throw new Error(`funnel: shards with different stages (${names.join(',')} vs ${part.map((s) => s.stage).join(',')})`);
+      if (part.map((s) => s.stage).join(',') !== names.join(','))
+        throw new Error(`funnel: shards with different stages (${names.join(',')} vs ${part.map((s) => s.stage).join(',')})`);
     const funnel = new Funnel([...names, ...extraStages]);
     for (const part of parts) {
       if (part.length > 0) funnel.input += part[0].in;

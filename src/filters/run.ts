@@ -118,7 +118,11 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
     catalog: options.catalog,
   };
   const { stages, datasetStages, pooled, close } = buildStages(preset, buildOptions);
-  const resolvedLayout: TsvLayout = fs.statSync(options.input).isDirectory() ? 'url-caption' : layout === 'auto' ? await detectTsvLayout(options.input) : layout;
+  const resolvedLayout: TsvLayout = fs.statSync(options.input).isDirectory()
+    ? 'url-caption'
+    : layout === 'auto'
+      ? await detectTsvLayout(options.input)
+      : layout;
   if (options.shard && options.mergeShards !== undefined) throw new Error('filter: give a shard to run or shards to merge, not both');
   const rareWords = textOptionsFor(preset, buildOptions).minWordFrequency;
   const used: VocabularyUsed | null =
@@ -138,7 +142,14 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
   }
   try {
     if (options.mergeShards !== undefined) {
-      const merged = await mergeFilterShards({ out, count: options.mergeShards, layout: resolvedLayout, datasetStages, label: preset.name, input: options.input });
+      const merged = await mergeFilterShards({
+        out,
+        count: options.mergeShards,
+        layout: resolvedLayout,
+        datasetStages,
+        label: preset.name,
+        input: options.input,
+      });
       return { ...merged, tagsFile, rareWords: needsVocabulary ? rareWords : null, vocabularyPairs, vocabulary: used };
     }
     const range = options.shard ? sliceRange(options.shard, await countInputItems(options.input, resolvedLayout)) : undefined;

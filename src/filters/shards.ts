@@ -28,7 +28,8 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
   const started = Date.now();
   const { out, count } = options;
   const missing = missingShards(out, count);
-  if (missing.length > 0) throw new Error(`merge: ${missing.length} of ${count} filter shards are not done (${missing.slice(0, 10).join(', ')}) in ${out}/.shards`);
+  if (missing.length > 0)
+    throw new Error(`merge: ${missing.length} of ${count} filter shards are not done (${missing.slice(0, 10).join(', ')}) in ${out}/.shards`);
   const folders = Array.from({ length: count }, (_, index) => shardFolder(out, { index, count } satisfies ShardSpec));
   const deferred = options.datasetStages.length > 0;
   for (const folder of folders) {
@@ -78,8 +79,11 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
   const seconds = (Date.now() - started) / 1000;
   writeFileAtomic(
     files.summary,
-    JSON.stringify({ label: options.label, input: options.input, rows: funnel.input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds, shards: count }, null, 2) +
-      '\n',
+    JSON.stringify(
+      { label: options.label, input: options.input, rows: funnel.input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds, shards: count },
+      null,
+      2,
+    ) + '\n',
   );
   return { funnel, input: funnel.input, kept: funnel.kept, seconds, files };
 }

@@ -7,7 +7,7 @@
  * writes, done-markers), so that is safe. The global rate limit is BullMQ's `limiter`; per-host politeness
  * stays in cckit's fetcher.
  */
-import { FlowProducer, Job, Queue, QueueEvents, Worker } from 'bullmq';
+import { FlowProducer, Job, Queue, Worker } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import { ShardedJob, mergeArgv, shardArgv, writePlan } from './job';
 
@@ -35,13 +35,20 @@ export interface EnqueueOptions extends RedisTarget {
   backoffMs?: number;
 }
 
-/** Enqueues the job as a flow; returns the parent (merge) job's id. Job ids derive from the output folder, so enqueuing twice is a no-op. */
+/** Enqueues the job as a flow; returns the parent (merge) job's id. */
 export async function enqueue(job: ShardedJob, options: EnqueueOptions): Promise<string> {
   writePlan(job);
   const connection = connect(options.redis);
   const flows = new FlowProducer({ connection, prefix: options.prefix ?? 'cckit' });
-  const base = Buffer.from(job.out).toString('base64url');
-  const opts = { attempts: options.attempts ?? 3, backoff: { type: 'exponential', delay: options.backoffMs ?? 1000 }, removeOnComplete: false, removeOnFail: false };
+  // one flow per enqueue: a run id, so that a later run over the same folder is a new flow (its shards
+  // still skip the work their done-markers say is finished)
+  const base = `${Buffer.from(job.out).toString('base64url').slice(-40)}-${Date.now().toString(36)}`;
+  const opts = {
+    attempts: options.attempts ?? 3,
+    backoff: { type: 'exponential', delay: options.backoffMs ?? 1000 },
+    removeOnComplete: false,
+    removeOnFail: false,
+  };
   try {
     const node = await flows.add({
       name: 'merge',
@@ -63,7 +70,10 @@ export async function enqueue(job: ShardedJob, options: EnqueueOptions): Promise
 }
 
 /** Waits for the merge job; `onProgress` gets the shards completed so far. */
-export async function waitForFlow(mergeJobId: string, options: RedisTarget & { onProgress?: (done: number, total: number) => void; pollMs?: number }): Promise<void> {
+export async function waitForFlow(
+  mergeJobId: string,
+  options: RedisTarget & { onProgress?: (done: number, total: number) => void; pollMs?: number },
+): Promise<void> {
   const connection = connect(options.redis);
   const prefix = options.prefix ?? 'cckit';
   const merges = new Queue(MERGE_QUEUE, { connection, prefix });

@@ -64,9 +64,11 @@ export function finishScript(job: ShardedJob, options: SlurmOptions, plan: strin
   ] as const)
     if (value !== undefined) args.push(flag, value);
   return (
-    [...header(job, 'cckit-finish', options, path.join(logs, `slurm-finish-${round}.log`)), 'set -euo pipefail', [...cckitCommand(), ...args].map(quote).join(' ')].join(
-      '\n',
-    ) + '\n'
+    [
+      ...header(job, 'cckit-finish', options, path.join(logs, `slurm-finish-${round}.log`)),
+      'set -euo pipefail',
+      [...cckitCommand(), ...args].map(quote).join(' '),
+    ].join('\n') + '\n'
   );
 }
 
@@ -82,7 +84,12 @@ export function submitRound(job: ShardedJob, options: SlurmOptions, tasks: reado
   const folder = scaleFolder(path.resolve(job.out));
   fs.mkdirSync(path.join(folder, 'logs'), { recursive: true });
   const array = sbatch(arrayScript(job, options, tasks), path.join(folder, `slurm-array-${round}.sh`), [], options.env);
-  const finish = sbatch(finishScript(job, options, plan, round), path.join(folder, `slurm-finish-${round}.sh`), [`--dependency=afterany:${array}`], options.env);
+  const finish = sbatch(
+    finishScript(job, options, plan, round),
+    path.join(folder, `slurm-finish-${round}.sh`),
+    [`--dependency=afterany:${array}`],
+    options.env,
+  );
   return { array, finish };
 }
 
@@ -119,7 +126,10 @@ export async function finishRound(planFile: string, round: number, options: Slur
   }
   const code = await runCckit(mergeArgv(job), path.join(scaleFolder(job.out), 'logs', 'merge.log'));
   if (code !== 0) {
-    writeFileAtomic(failedMarker(job.out), JSON.stringify({ reason: `the merge exited ${code} (log: ${path.join(scaleFolder(job.out), 'logs', 'merge.log')})` }) + '\n');
+    writeFileAtomic(
+      failedMarker(job.out),
+      JSON.stringify({ reason: `the merge exited ${code} (log: ${path.join(scaleFolder(job.out), 'logs', 'merge.log')})` }) + '\n',
+    );
     return 'failed';
   }
   writeFileAtomic(mergedMarker(job.out), JSON.stringify({ engine: 'slurm', shards: job.shards, rounds: round, at: new Date().toISOString() }) + '\n');
