@@ -17,12 +17,19 @@ import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
 import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
 import { addShardOptions, registerScaleCommands } from './scale';
+import { EXIT_WITH_PARENT } from '../scale/local';
 
-/** Runs one cckit command line in this process (a BullMQ worker's job); rejects when it fails. */
-export async function runInProcess(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  program.exitOverride();
-  await program.parseAsync(['node', 'cckit', ...argv]);
+/**
+ * Started by an engine with an IPC channel (src/scale/local.ts, runCckit's exitWithParent): exit as soon as the
+ * channel closes, i.e. when the worker that started this process died, so a killed worker leaves no orphan.
+ */
+function exitWithParent(): void {
+  if (process.env[EXIT_WITH_PARENT] !== '1' || !process.send) return;
+  process.channel?.unref(); // the channel alone must not keep this process alive
+  process.once('disconnect', () => {
+    process.stderr.write('cckit: the process that started this one is gone: exiting\n');
+    process.exit(130);
+  });
 }
 
 export function buildProgram(): Command {
@@ -134,7 +141,7 @@ export function buildProgram(): Command {
   addShardOptions(addFetchOptions(filter)).action(runFilter);
 
   registerDownloadCommand(program);
-  registerScaleCommands(program, runInProcess);
+  registerScaleCommands(program);
 
   program
     .command('overlap')
@@ -193,6 +200,7 @@ export function buildProgram(): Command {
 
 /** Runs the CLI; errors go to stderr with a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
+  exitWithParent();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -11,6 +11,7 @@ import {
   enqueue,
   finishRound,
   finishScript,
+  runCckit,
   runLocal,
   runSlurm,
   startWorkers,
@@ -144,7 +145,17 @@ export async function runOnEngine(flags: ShardFlags & { out: string }, command: 
   return true;
 }
 
-export function registerScaleCommands(program: Command, runInProcess: (argv: string[]) => Promise<void>): void {
+/**
+ * A job's command line runs in its own cckit process, tied to the worker: this process only holds the
+ * job's lock (renewed on its event loop, which a CPU-bound stage would starve: features blocked it past
+ * the lock and the job was taken over while it still ran), and a killed worker's child exits with it.
+ */
+async function runJobInChild(argv: string[]): Promise<void> {
+  const code = await runCckit(argv, undefined, { exitWithParent: true });
+  if (code !== 0) throw new Error(`cckit ${argv[0]} exited ${code}`);
+}
+
+export function registerScaleCommands(program: Command): void {
   program
     .command('worker')
     .description('a BullMQ worker: runs the shard and merge jobs of `--engine bullmq` commands until stopped (SIGINT / SIGTERM)')
@@ -158,7 +169,7 @@ export function registerScaleCommands(program: Command, runInProcess: (argv: str
       const workers = await startWorkers({
         redis: flags.redis,
         prefix: flags.queuePrefix,
-        run: runInProcess,
+        run: runJobInChild,
         concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
         lockDurationMs: parseWholeNumber('--lock-ms', flags.lockMs, 1000),
         ...(flags.rateMax

@@ -1,8 +1,10 @@
 /**
  * The BullMQ engine (Redis): a flow whose children are the shards (queue `cckit-shards`) and whose parent
  * is the merge (queue `cckit-merge`); BullMQ runs the parent only when every child completed. Workers
- * (`cckit worker --redis URL`) run each job's cckit command line in their own process (not in a sandboxed
- * child: a killed worker would orphan it), with retries and backoff; a job whose worker died is found
+ * (`cckit worker --redis URL`) run each job's cckit command line in a child cckit process tied to the worker
+ * by an IPC channel (BullMQ's sandboxed processors orphan their child when the worker is killed; this child
+ * exits when the channel closes), while the worker's own event loop stays free to renew the job's lock. With
+ * retries and backoff; a job whose worker died is found
  * stalled and handed to another worker. A retried shard may run twice: shards are idempotent (atomic
  * writes, done-markers), so that is safe. The global rate limit is BullMQ's `limiter`; per-host politeness
  * stays in cckit's fetcher.
@@ -104,7 +106,7 @@ export async function waitForFlow(
 }
 
 export interface WorkerOptions extends RedisTarget {
-  /** Runs one job's cckit command line in this process; rejects when the command failed. */
+  /** Runs one job's cckit command line (`cckit worker`: in a child process); rejects when the command failed. */
   run: (argv: string[]) => Promise<void>;
   /** Jobs at once per worker (default 1: a shard uses the process's cores itself). */
   concurrency?: number;

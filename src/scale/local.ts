@@ -3,7 +3,7 @@
  * contract; a shard that fails (its process died, or exited non-zero) runs again up to `attempts` times.
  * Each shard's output goes to OUT/.shards/logs/shard-i.log.
  */
-import { spawn } from 'child_process';
+import { spawn, type StdioOptions } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../util/atomic';
@@ -26,16 +26,34 @@ export interface EngineResult {
   seconds: number;
 }
 
-/** Runs `cckit ARGV` as a child process; resolves with its exit code, output appended to `log`. */
-export function runCckit(argv: readonly string[], log: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  fs.mkdirSync(path.dirname(log), { recursive: true });
-  const fd = fs.openSync(log, 'a');
+/** The variable that tells a cckit process to exit when the process that started it is gone (src/cli/main.ts). */
+export const EXIT_WITH_PARENT = 'CCKIT_EXIT_WITH_PARENT';
+
+export interface RunCckitOptions {
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Tie the child to this process by an IPC channel: when this process dies (even by SIGKILL) the channel
+   * closes and the child exits, so a killed BullMQ worker leaves no orphan writing its shard.
+   */
+  exitWithParent?: boolean;
+}
+
+/** Runs `cckit ARGV` as a child process; resolves with its exit code, output appended to `log` (or this process's when undefined). */
+export function runCckit(argv: readonly string[], log: string | undefined, options: RunCckitOptions = {}): Promise<number> {
+  let fd: number | undefined;
+  if (log !== undefined) {
+    fs.mkdirSync(path.dirname(log), { recursive: true });
+    fd = fs.openSync(log, 'a');
+  }
+  const output = fd ?? 'inherit';
   const [node, ...launcher] = cckitCommand();
+  const env = { ...(options.env ?? process.env), ...(options.exitWithParent ? { [EXIT_WITH_PARENT]: '1' } : {}) };
+  const stdio: StdioOptions = options.exitWithParent ? ['ignore', output, output, 'ipc'] : ['ignore', output, output];
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [...launcher, ...argv], { stdio: ['ignore', fd, fd], env });
+    const child = spawn(node, [...launcher, ...argv], { stdio, env });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      fs.closeSync(fd);
+      if (fd !== undefined) fs.closeSync(fd);
       resolve(code ?? (signal ? 128 : 1));
     });
   });
@@ -57,7 +75,7 @@ export async function runLocal(job: ShardedJob, options: LocalEngineOptions = {}
       next.attempt++;
       runs++;
       options.onShard?.(next.index, 'started', next.attempt);
-      const code = await runCckit(shardArgv(job, next.index), path.join(logs, `shard-${next.index}.log`));
+      const code = await runCckit(shardArgv(job, next.index), path.join(logs, `shard-${next.index}.log`), { exitWithParent: true });
       if (code === 0 && !pendingShards(job).includes(next.index)) {
         options.onShard?.(next.index, 'done', next.attempt);
         continue;
