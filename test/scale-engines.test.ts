@@ -2,10 +2,11 @@
  * The Slurm and BullMQ engines on the real services (test/services.ts starts a one-node Slurm cluster and a
  * Redis on a unix socket): a 4-shard download + filter + features run of the world served over loopback,
  * compared with one process (test/scale-helpers.ts); on BullMQ one of the two workers is killed with
- * SIGKILL in the middle of a shard, and its job is finished by the other.
+ * SIGKILL in the middle of a shard (its child, the shard's process, exits with it), and its job is finished
+ * by the other.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -96,6 +97,23 @@ test('slurm engine: an sbatch array per stage, resubmission by a dependent job, 
   assert.equal((JSON.parse(fs.readFileSync(path.join(again, 'download_summary.json'), 'utf8')) as { count: number }).count, ROWS);
 });
 
+function childrenOf(pid: number): number[] {
+  const r = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function startWorker(redis: string, log: string): ChildProcess {
   const fd = fs.openSync(log, 'a');
   return spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), 'worker', '--redis', redis, '--lock-ms', '4000'], { stdio: ['ignore', fd, fd] });
@@ -122,6 +140,7 @@ test('bullmq engine: two workers, one killed with SIGKILL mid-shard, the same ou
   // the download, with worker A killed while it holds shard 1 (the slow host's rows)
   const download = runCli(['download', '--in', list, '--out', path.join(root, 'shards'), ...COMMON, '--engine', 'bullmq', '--shards', '4', '--redis', url]);
   let killed = false;
+  let orphans: number[] = [];
   const watcher = waitFor(
     () => {
       for (const [worker, log] of [
@@ -129,6 +148,7 @@ test('bullmq engine: two workers, one killed with SIGKILL mid-shard, the same ou
         [b, logB],
       ] as const)
         if (/shard 1\/4 started/.test(read(log)) && worker.exitCode === null) {
+          orphans = childrenOf(worker.pid!);
           worker.kill('SIGKILL');
           killed = true;
           workers.push(startWorker(url, path.join(root, 'worker-c.log'))); // a replacement keeps two alive
@@ -143,6 +163,9 @@ test('bullmq engine: two workers, one killed with SIGKILL mid-shard, the same ou
   const downloaded = await download;
   assert.equal(downloaded.code, 0, downloaded.output);
   assert.ok(killed);
+  // the shard's own process, the killed worker's child, exited with it (its IPC channel closed)
+  assert.ok(orphans.length > 0, 'the worker ran the shard in a child process');
+  await waitFor(() => orphans.every((pid) => !alive(pid)), 15_000, "the killed worker's child to exit");
   // the killed worker never finished shard 1; another one did, exactly once
   const victim = a.signalCode === 'SIGKILL' ? logA : logB;
   assert.doesNotMatch(read(victim), /shard 1\/4 done/);
