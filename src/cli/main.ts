@@ -177,7 +177,7 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'caption only the first n images')
     .option('--features <json>', "visual features spec, when the run's run.json has none");
   // the thumbnails written beside the predictions load the images
-  addFetchOptions(program.commands.at(-1)!).action(runCaption);
+  addShardOptions(addFetchOptions(program.commands.at(-1)!)).action(runCaption);
 
   registerEvalCommand(program);
 

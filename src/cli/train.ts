@@ -4,7 +4,7 @@ import * as path from 'path';
 
 import { writeCocoResults, writeNocapsSubmission } from '../data/coco';
 import { DECODE_PRESETS, decodePreset } from '../decode';
-import { captionSplit } from '../experiments/evaluate';
+import { decodeSplit, scoreSplit } from '../experiments/evaluate';
 import { RECIPES } from '../experiments/recipe';
 import { formatTable3, runTable3 } from '../experiments/table3';
 import { FeatureSpec, visualFromSpec } from '../experiments/visual';
@@ -16,6 +16,10 @@ import { ImageSource } from '../data/images';
 import { validateTrainFile } from './config';
 import { fetchFlags } from './filter';
 import { parseChoice, parseJsonOption, parseWholeNumber } from './options';
+import { ShardFlags, runOnEngine, shardOptions } from './scale';
+import { missingShards, shardFolder, shardLabel, sliceRange } from '../util/shard';
+import { writeFileAtomic } from '../util/atomic';
+import type { Command } from 'commander';
 
 export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
   const config = validateTrainFile(readJsonFile(flags.config), flags.config);
@@ -43,18 +47,29 @@ export async function runTrain(flags: { config: string; runs: string; force: boo
   }
 }
 
-export async function runCaption(flags: {
-  ckpt: string;
-  in: string;
-  out: string;
-  decode: string;
-  format: string;
-  limit?: string;
-  features?: string;
-  allowPrivate?: boolean;
-  ignoreRobotsTag?: boolean;
-  contact?: string;
-}): Promise<void> {
+/** Where a sharded `cckit caption` keeps its plan, done-markers and the shards' captions: beside the predictions file. */
+export function captionJobDir(out: string): string {
+  return `${path.resolve(out)}.parts`;
+}
+
+export async function runCaption(
+  flags: {
+    ckpt: string;
+    in: string;
+    out: string;
+    decode: string;
+    format: string;
+    limit?: string;
+    features?: string;
+    allowPrivate?: boolean;
+    ignoreRobotsTag?: boolean;
+    contact?: string;
+  } & ShardFlags,
+  command?: Command,
+): Promise<void> {
+  const jobDir = captionJobDir(flags.out);
+  if (command && (await runOnEngine({ ...flags, out: jobDir }, command))) return;
+  const sharding = shardOptions(flags);
   const format = parseChoice('--format', flags.format, ['coco', 'nocaps']);
   const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit, 1);
   const decode = decodePreset(parseChoice('--decode', flags.decode, Object.keys(DECODE_PRESETS)));
@@ -65,16 +80,43 @@ export async function runCaption(flags: {
   if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
   const spec = flags.features ? (parseJsonOption('--features', flags.features) as FeatureSpec) : featuresOfRun(runJson);
   const images = readEvalImages({ path: flags.in, limit });
+  const split = path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_');
   const progress = terminalProgress();
   try {
-    const result = await captionSplit(runDir, images, await visualFromSpec(spec), {
-      split: path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_'),
+    let captions: Map<string, string>;
+    if (sharding.mergeShards !== undefined) {
+      // the shards' captions, in image order: the same scores and files as one process
+      const count = sharding.mergeShards;
+      const missing = missingShards(jobDir, count);
+      if (missing.length > 0) throw new Error(`merge: ${missing.length} of ${count} caption shards are not done (${missing.join(', ')}) in ${jobDir}`);
+      captions = new Map();
+      for (let index = 0; index < count; index++) {
+        const file = path.join(shardFolder(jobDir, { index, count }), 'captions.json');
+        for (const [id, caption] of Object.entries(readJsonFile(file) as Record<string, string>)) captions.set(id, caption);
+      }
+      const absent = images.filter((img) => !captions.has(String(img.imageId)));
+      if (absent.length > 0) throw new Error(`merge: ${absent.length} images of ${flags.in} have no caption in the shards (first: ${absent[0].imageId})`);
+    } else {
+      const range = sharding.shard ? sliceRange(sharding.shard, images.length) : undefined;
+      const slice = range ? images.slice(range.start, range.end) : images;
+      captions = await decodeSplit(runDir, slice, await visualFromSpec(spec), { decode, progress: (done, total) => progress('caption', done, total) });
+      progress.stop();
+      if (sharding.shard) {
+        // a shard writes its captions, then its done-marker; scores and files come with the merge
+        const marker = shardFolder(jobDir, sharding.shard);
+        fs.mkdirSync(marker, { recursive: true });
+        writeFileAtomic(path.join(marker, 'captions.json'), JSON.stringify(Object.fromEntries(captions)) + '\n');
+        writeFileAtomic(path.join(marker, 'summary.json'), JSON.stringify({ range, images: slice.length, split }, null, 2) + '\n');
+        console.log(`caption shard ${shardLabel(sharding.shard)}: ${slice.length} images (${range!.start}–${range!.end - 1} of ${images.length}) → ${marker}`);
+        return;
+      }
+    }
+    const result = await scoreSplit(runDir, images, captions, {
+      split,
       decode,
-      progress: (done, total) => progress('caption', done, total),
       // relative image paths in the annotation file name files beside it
       images: new ImageSource({ ...fetchFlags(flags), baseDir: path.dirname(path.resolve(flags.in)) }),
     });
-    progress.stop();
     const preds = result.predictions.items.map((p) => ({ image_id: p.image_id, caption: p.caption }));
     if (format === 'nocaps') writeNocapsSubmission(flags.out, preds);
     else writeCocoResults(flags.out, preds);

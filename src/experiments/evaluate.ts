@@ -29,6 +29,17 @@ export interface CaptionSplitOptions {
 }
 
 export async function captionSplit(runDir: string, images: readonly EvalImage[], visual: VisualProvider, options: CaptionSplitOptions): Promise<RunEvaluation> {
+  const captions = await decodeSplit(runDir, images, visual, options);
+  return scoreSplit(runDir, images, captions, options);
+}
+
+/** Decodes a caption for each image (no scores, nothing written): what one shard of a split does. */
+export async function decodeSplit(
+  runDir: string,
+  images: readonly EvalImage[],
+  visual: VisualProvider,
+  options: Pick<CaptionSplitOptions, 'decode' | 'checkpoint' | 'batchSize' | 'progress'>,
+): Promise<Map<string, string>> {
   const { model, vocab } = await loadRunModel(options.checkpoint ?? runDir);
   try {
     await visual.prepare(images.map((i) => i.key));
@@ -50,25 +61,35 @@ export async function captionSplit(runDir: string, images: readonly EvalImage[],
       captions.set(String(p.image_id), p.caption);
       options.progress?.(captions.size, images.length);
     }
-    const extras: Record<string, { thumb?: string; url?: string }> = {};
-    if (options.thumbnails ?? true) {
-      const thumbs = await writeThumbnails(
-        runDir,
-        images.map((i) => ({ id: i.imageId, url: i.key })),
-        options.thumbsCache ?? path.join(path.dirname(runDir), '.thumbs'),
-        options.images,
-      );
-      for (const img of images) extras[String(img.imageId)] = { url: img.key, ...(thumbs[String(img.imageId)] ? { thumb: thumbs[String(img.imageId)] } : {}) };
-    }
-    const cases = images.map((img) => ({
-      imageId: String(img.imageId),
-      references: img.references,
-      candidate: captions.get(String(img.imageId)) ?? '',
-      ...(img.domain ? { domain: img.domain } : {}),
-      ...(img.objects ? { objects: img.objects } : {}),
-    }));
-    return evaluateRun(cases, { runDir, split: options.split, decoder: describeDecoder(options.decode), extras, metrics: ['bleu', 'rouge', 'cider'] });
+    return captions;
   } finally {
     model.dispose();
   }
+}
+
+/** Scores decoded captions of a split against its references and writes the run's predictions, scores and thumbnails. */
+export async function scoreSplit(
+  runDir: string,
+  images: readonly EvalImage[],
+  captions: ReadonlyMap<string, string>,
+  options: Pick<CaptionSplitOptions, 'split' | 'decode' | 'thumbsCache' | 'thumbnails' | 'images'>,
+): Promise<RunEvaluation> {
+  const extras: Record<string, { thumb?: string; url?: string }> = {};
+  if (options.thumbnails ?? true) {
+    const thumbs = await writeThumbnails(
+      runDir,
+      images.map((i) => ({ id: i.imageId, url: i.key })),
+      options.thumbsCache ?? path.join(path.dirname(runDir), '.thumbs'),
+      options.images,
+    );
+    for (const img of images) extras[String(img.imageId)] = { url: img.key, ...(thumbs[String(img.imageId)] ? { thumb: thumbs[String(img.imageId)] } : {}) };
+  }
+  const cases = images.map((img) => ({
+    imageId: String(img.imageId),
+    references: img.references,
+    candidate: captions.get(String(img.imageId)) ?? '',
+    ...(img.domain ? { domain: img.domain } : {}),
+    ...(img.objects ? { objects: img.objects } : {}),
+  }));
+  return evaluateRun(cases, { runDir, split: options.split, decoder: describeDecoder(options.decode), extras, metrics: ['bleu', 'rouge', 'cider'] });
 }
