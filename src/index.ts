@@ -39,6 +39,7 @@ export { runTable11, table11Rows, TABLE11_RATES } from './experiments/table11';
 export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/table12';
 export { runFig6, fig6Rows, FIG6_FRACTIONS } from './experiments/fig6';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
+export * as datasets from './experiments/cc3m-dataset';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';

@@ -222,6 +222,50 @@ test('01-dataset: funnels of both pipelines, Table 1 beside the paper', { timeou
   assert.ok(nb.tables.some((h) => h.includes('direction of each difference')));
 });
 
+test('02-cc3m-dataset: CC3M Tables 1-3 and CC12M Table 9 beside the papers, claims', { timeout: 10 * MINUTE }, async (t) => {
+  const nb = await run(t, '02-cc3m-dataset.ipynb', 8 * MINUTE);
+  if (!nb) return;
+  // The trace of the CC3M rewrite reproduces every caption the pipeline kept.
+  const traced = /trace check: the traced CC3M caption equals the pipeline's kept caption for (\d+) of (\d+) pairs/.exec(nb.printed);
+  assert.ok(traced, 'the trace check line');
+  assert.equal(traced[1], traced[2], 'every kept caption traced');
+  assert.ok(Number(traced[2]) > 0);
+  const paperExamples = nb.tables.find((h) => h.includes('CC3M Table 1, the paper'));
+  assert.ok(paperExamples && paperExamples.includes('a worker helps to clear the debris.'), "the paper's Table 1 examples");
+  const t1 = nb.tables.find((h) => h.includes('CC3M Table 1 on the tiny world'));
+  assert.ok(t1, 'the world examples of Table 1');
+  for (const kind of ['hypernyms', 'entities', 'dates']) assert.match(t1, new RegExp(`<td>[^<]*\\b${kind}\\b`), `an example where ${kind} acted`);
+  assert.ok(t1.includes('&lt;PERSON&gt;'), 'a CC12M caption with <PERSON>');
+  const t2 = nb.tables.find((h) => h.includes('CC3M Table 2 beside the paper'));
+  assert.ok(t2, 'the Table 2 comparison');
+  for (const paper of ['96.9', '90.3', '78.5', '76.6']) assert.ok(t2.includes(`>${paper}<`), `paper number ${paper}`);
+  const t3 = nb.tables.find((h) => h.includes('CC3M Table 3'));
+  assert.ok(t3, 'the Table 3 comparison');
+  for (const paper of ['3,318,333', '51,201', '10.3 ± 4.5', '28,355', '13,063', '22,530', '11,731', '10.1 ± 4.5'])
+    assert.ok(t3.includes(`>${paper}<`), `paper number ${paper}`);
+  for (const split of ['train', 'validation', 'test']) assert.ok(t3.includes(`<td>${split}</td>`), split);
+  const t9 = nb.tables.find((h) => h.includes('CC12M Table 9'));
+  assert.ok(t9 && /k = 10/.test(t9), 'the Table 9 coverage');
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; y: number[] }[] });
+  assert.equal(figures.length, 2, 'Table 2 and Table 9 bars');
+  for (const figure of figures) {
+    assert.equal(figure.data.length, 3);
+    for (const trace of figure.data)
+      assert.ok(
+        trace.y.every((y) => y >= 0 && y <= 100),
+        `${trace.name}: percentages`,
+      );
+  }
+  assert.deepEqual(
+    figures[1]!.data.map((d) => d.name),
+    ['raw web pool', 'CC3M pool', 'CC12M pool'],
+  );
+  assert.ok(
+    nb.tables.some((h) => h.includes('claims checked') && /holds|does not hold/.test(h)),
+    'the claims table',
+  );
+});
+
 test('03-table3: Table 3 measured beside the paper, claims, curves, captions, sidebar', { timeout: 45 * MINUTE }, async (t) => {
   const nb = await run(t, '03-table3-pretraining-data.ipynb', 43 * MINUTE);
   if (!nb) return;

@@ -337,7 +337,20 @@ interface WorldManifest {
   options?: { zipfExponent?: number };
 }
 
-async function readPool(file: string): Promise<{ url: string; caption: string }[]> {
+/**
+ * A world built in the cache (`<cacheDir>/world-<preset>-seed<seed>`, as prepareWorldInputs leaves it): its folder,
+ * its generator (the manifest's Zipf exponent) and its split sizes (the manifest's, else the preset's).
+ */
+export function openBuiltWorld(cacheDir: string, preset: WorldPresetName, seed: number): { root: string; world: World; sizes: Record<WorldSplit, number> } {
+  const root = path.join(cacheDir, `world-${preset}-seed${seed}`);
+  const manifestFile = path.join(root, 'world.json');
+  const manifest: WorldManifest = fs.existsSync(manifestFile) ? (readJsonFile(manifestFile) as WorldManifest) : {};
+  const sizes = { ...WORLD_PRESETS[preset], ...manifest.sizes };
+  return { root, world: new World({ seed, zipfExponent: manifest.options?.zipfExponent }), sizes };
+}
+
+/** The url and caption of every row of a TSV (either column order). */
+export async function readPool(file: string): Promise<{ url: string; caption: string }[]> {
   const rows: { url: string; caption: string }[] = [];
   for await (const row of readTsv(file)) rows.push({ url: row.url, caption: row.caption });
   return rows;
@@ -351,17 +364,13 @@ export async function worldCheck(options: WorldCheckOptions): Promise<WorldCheck
   const cacheDir = options.cacheDir ?? '.cckit-cache';
   const recipe = { ...RECIPES[options.preset], seed: options.seed };
   const inputs = await prepareWorldInputs(recipe, { cacheDir, say, progress: options.progress });
-  const root = path.join(cacheDir, `world-${recipe.preset}-seed${recipe.seed}`);
-  const manifestFile = path.join(root, 'world.json');
-  const manifest: WorldManifest = fs.existsSync(manifestFile) ? (readJsonFile(manifestFile) as WorldManifest) : {};
-  const sizes = { ...WORLD_PRESETS[recipe.preset as WorldPresetName], ...manifest.sizes };
+  const { root, world, sizes } = openBuiltWorld(cacheDir, recipe.preset, recipe.seed);
 
   say('measuring the kept pools');
   const truth = readDescribesImage(path.join(root, 'web', 'truth.jsonl'));
   const rows = {} as Record<Pool, { url: string; caption: string }[]>;
   for (const pool of POOLS) rows[pool] = await readPool(inputs.pools[pool]);
 
-  const world = new World({ seed: recipe.seed, zipfExponent: manifest.options?.zipfExponent });
   const outConcepts = nocapsOutConcepts(world, sizes['nocaps-val']);
   const rareWords = Object.keys(CALIBRATION.find((t) => t.id === 'rare-words')?.paper ?? {});
   const measures = {
