@@ -29,6 +29,7 @@ async function runStages(root: string, engine: string[], env: NodeJS.ProcessEnv 
   const steps = [
     ['download', '--in', list, '--out', path.join(root, 'shards'), ...COMMON],
     ['filter', '--preset', 'cc3m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc3m'), '--no-nsfw', '--stages', 'text,transform,prune'],
+    ['filter', '--preset', 'cc12m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc12m'), '--stages', 'text,image,transform'],
     ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')],
   ];
   for (const step of steps) {
@@ -174,6 +175,7 @@ test('bullmq engine: two workers, one killed with SIGKILL mid-shard, the same ou
 
   for (const step of [
     ['filter', '--preset', 'cc3m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc3m'), '--no-nsfw', '--stages', 'text,transform,prune'],
+    ['filter', '--preset', 'cc12m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc12m'), '--stages', 'text,image,transform'],
     ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')],
   ]) {
     const r = await runCli([...step, '--engine', 'bullmq', '--shards', '4', '--redis', url]);

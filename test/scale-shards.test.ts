@@ -92,6 +92,20 @@ test('local engine: 4-shard download, filter and features give the one-process o
     ];
     r = await runCli(root === one ? filter : [...filter, '--engine', 'local', '--shards', '4']);
     assert.equal(r.code, 0, r.output);
+    // the image stage with the pornography detector, the filter's heaviest per-pair stage
+    const imageFilter = [
+      'filter',
+      '--preset',
+      'cc12m',
+      '--in',
+      path.join(root, 'shards'),
+      '--out',
+      path.join(root, 'cc12m'),
+      '--stages',
+      'text,image,transform',
+    ];
+    r = await runCli(root === one ? imageFilter : [...imageFilter, '--engine', 'local', '--shards', '4']);
+    assert.equal(r.code, 0, r.output);
     const features = ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')];
     r = await runCli(root === one ? features : [...features, '--engine', 'local', '--shards', '4']);
     assert.equal(r.code, 0, r.output);
