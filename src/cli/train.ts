@@ -99,7 +99,12 @@ export async function runCaption(
     } else {
       const range = sharding.shard ? sliceRange(sharding.shard, images.length) : undefined;
       const slice = range ? images.slice(range.start, range.end) : images;
-      captions = await decodeSplit(runDir, slice, await visualFromSpec(spec), { decode, progress: (done, total) => progress('caption', done, total) });
+      captions = await decodeSplit(runDir, slice, await visualFromSpec(spec), {
+        decode,
+        // --ckpt runs/<id>/checkpoints/step-N decodes with that checkpoint, not the run's latest
+        ...(runDir !== flags.ckpt ? { checkpoint: flags.ckpt } : {}),
+        progress: (done, total) => progress('caption', done, total),
+      });
       progress.stop();
       if (sharding.shard) {
         // a shard writes its captions, then its done-marker; scores and files come with the merge
