@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # `npm run notebooks`: builds dist/, then re-executes the reproduction notebooks in place with Jupyter's tslab
 # kernel, so each .ipynb is committed with the outputs of its run. Arguments: notebooks to run (default: all
-# of them, in the order below: 03 trains the Table 3 runs that 11 reuses). Stops at the first cell error.
+# of them, in the order below: 03 trains the Table 3 runs that 04 and 11 reuse). Stops at the first cell error.
 # Needs Jupyter and the tslab kernelspec: `bash scripts/jupyter-setup.sh` (notebooks/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEFAULT=(notebooks/00-quickstart.ipynb notebooks/01-dataset.ipynb notebooks/02-cc3m-dataset.ipynb notebooks/03-table3-pretraining-data.ipynb notebooks/11-ablations.ipynb)
+DEFAULT=(notebooks/00-quickstart.ipynb notebooks/01-dataset.ipynb notebooks/02-cc3m-dataset.ipynb notebooks/03-table3-pretraining-data.ipynb notebooks/04-table4-nocaps-val-test.ipynb notebooks/11-ablations.ipynb)
 if (($#)); then NOTEBOOKS=("$@"); else NOTEBOOKS=("${DEFAULT[@]}"); fi
 PYTHON=${CCKIT_PYTHON:-/usr/bin/python3}
 

@@ -35,6 +35,22 @@ export {
 } from './experiments/runner';
 export { runTable3, table3Rows, table3GroundingRows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/table3';
 export * as seeds from './experiments/seeds';
+export {
+  table4Scores,
+  table4Rows,
+  table4Claims,
+  table4Figure,
+  table4Differences,
+  table4Paper,
+  writeTable4Submission,
+  valChosenRow,
+  rankAgreement,
+  TABLE4_SPLITS,
+  NO_PAPER_NUMBER,
+  type Table4Result,
+  type Table4Row,
+  type Table4Claim,
+} from './experiments/table4';
 export { runTable11, table11Rows, TABLE11_RATES } from './experiments/table11';
 export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/table12';
 export { runFig6, fig6Rows, FIG6_FRACTIONS } from './experiments/fig6';

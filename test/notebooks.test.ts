@@ -4,9 +4,9 @@
  * hold what its notebook is for (tables, plotly figures, caption grid, the run published for the sidebar).
  *
  * The notebooks run from the repository root's point of view (they chdir there) and share `runs/` and
- * `.cckit-cache/` with `npm start`: 03 trains the Table 3 runs (several minutes on 2 cores the first time) and
- * 11 reuses its CC3M and CC12M rows; later test runs reuse everything and only caption again. The committed
- * notebooks are read, the executed copies go to a temporary folder.
+ * `.cckit-cache/` with `npm start`: 03 trains the Table 3 runs (several minutes on 2 cores the first time), 04
+ * reads all of them back (no training, no captioning) and 11 reuses its CC3M and CC12M rows; later test runs reuse
+ * everything and only caption again. The committed notebooks are read, the executed copies go to a temporary folder.
  *
  * Needs Debian's Jupyter on /usr/bin/python3 and tslab's kernelspec (`bash scripts/jupyter-setup.sh`; `.ci/run`
  * installs both). Skipped, with the reason, where either is missing, or with CCKIT_SKIP_NOTEBOOKS=1 (a quick
@@ -182,7 +182,8 @@ function captionGrid(nb: Executed, minItems: number): void {
   );
 }
 
-// The tests of one file run one after another, in this order: 03 trains what 11 reuses.
+// The tests of one file run one after another, in this order: 03 trains what 04 and 11 reuse.
+let table3Executed = false;
 test('00-quickstart: world, filters, features, a minute of training, nocaps captions and scores', { timeout: 20 * MINUTE }, async (t) => {
   const nb = await run(t, '00-quickstart.ipynb', 18 * MINUTE);
   if (!nb) return;
@@ -290,6 +291,51 @@ test('03-table3: Table 3 measured beside the paper, claims, curves, captions, si
   );
   for (const curve of figures[1]!.data) assert.ok(curve.x.length >= 2, `${curve.name}: a CIDEr curve`);
   captionGrid(nb, 6);
+  table3Executed = true;
+});
+
+// After 03 it only reads runs (a minute or two); alone on a fresh checkout it trains Table 3 first, as 03 would.
+test('04-table4: val and test, CIDEr and SPICE, beside the paper; claims; the test submission', { timeout: 45 * MINUTE }, async (t) => {
+  const nb = await run(t, '04-table4-nocaps-val-test.ipynb', 43 * MINUTE);
+  if (!nb) return;
+  const runs = /Table 3's runs: (\d+) of (\d+) found finished and reused, (\d+) trained now; (\d+) splits captioned now/.exec(nb.printed);
+  assert.ok(runs, 'the reuse line');
+  if (table3Executed) {
+    assert.equal(runs[1], runs[2], 'after 03 every Table 3 run is reused');
+    assert.equal(runs[3], '0', 'nothing trained');
+    assert.equal(runs[4], '0', 'nothing captioned');
+  }
+  assert.match(nb.printed, /CIDEr recomputed from the stored captions equals the CIDEr Table 3 reported/);
+  const table = nb.tables.find((h) => h.includes('CC12M Table 4'));
+  assert.ok(table, 'the Table 4 comparison');
+  for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']) assert.match(table, new RegExp(`<td>${row.replace('+', '\\+')}</td>`));
+  for (const column of ['in CIDEr', 'in SPICE', 'near SPICE', 'out CIDEr', 'out SPICE', 'overall CIDEr', 'overall SPICE'])
+    assert.ok(table.includes(`>${column}<`), column);
+  for (const split of ['val', 'test']) assert.ok(table.includes(`<td>${split}</td>`), split);
+  // the paper's val overall CIDEr of each row; every other paper cell says it has no number
+  for (const paper of ['54.7', '73.2', '87.4', '90.2']) assert.ok(table.includes(`>${paper}<`), `paper number ${paper}`);
+  assert.ok(table.includes('>n/a<'), 'cells without a paper number say so');
+  const claims = nb.tables.find((h) => h.includes('claims, checked on nocaps-like val and test'));
+  assert.ok(claims && /holds|does not hold|within noise|partly/.test(claims), 'the claims table');
+  for (const claim of ['test: CC12M beats CC3M (overall CIDEr)', 'SPICE ranks the rows as CIDEr does']) assert.ok(claims.includes(claim), claim);
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: string[]; y: number[] }[] });
+  assert.equal(figures.length, 1, 'CIDEr and SPICE bars of test');
+  assert.equal(figures[0]!.data.length, 8, 'four rows × two metrics');
+  for (const trace of figures[0]!.data) assert.deepEqual(trace.x, ['in', 'near', 'out', 'overall']);
+  // the submission: the server's format, one caption per test image
+  const written = /(runs\/submissions\/nocaps-test-[\w-]+-seed0\.json): (\d+) captions/.exec(nb.printed);
+  assert.ok(written, 'the submission line');
+  const submission = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, written[1]!), 'utf8')) as { image_id: unknown; caption: unknown }[];
+  assert.equal(submission.length, Number(written[2]));
+  assert.ok(submission.length > 0);
+  for (const entry of submission) {
+    assert.deepEqual(Object.keys(entry), ['image_id', 'caption']);
+    assert.ok(Number.isInteger(entry.image_id) && typeof entry.caption === 'string');
+  }
+  assert.ok(
+    nb.tables.some((h) => h.includes('submission file scored against the local')),
+    'the submission scored locally',
+  );
 });
 
 test('11-ablations: masking-rate grid (Table 11), objectives (Table 12) and CC12M subsamples (Fig. 6)', { timeout: 45 * MINUTE }, async (t) => {
