@@ -116,3 +116,29 @@ test('local engine: 4-shard download, filter and features give the one-process o
   assert.equal(r.code, 0, r.output);
   assert.match(r.output, /4 shards \(4 already done, 0 runs\)/);
 });
+
+test('a filter shard of a tar folder reads only its own tars (counts from _stats.json) and refuses a tar its stats miscount', async () => {
+  const source = path.join(dir, 'one', 'shards');
+  assert.ok(fs.existsSync(source), 'the local-engine test downloaded the folder');
+  const folder = path.join(dir, 'slices');
+  fs.cpSync(source, folder, { recursive: true });
+  const tars = fs
+    .readdirSync(folder)
+    .filter((n) => n.endsWith('.tar'))
+    .sort();
+  assert.equal(tars.length, 8);
+  // the first tar is garbage now: the last shard's slice (tars 6 and 7) never opens it
+  fs.writeFileSync(path.join(folder, tars[0]), 'not a tar');
+  const filter = (out: string) => ['filter', '--preset', 'cc12m', '--in', folder, '--out', path.join(dir, out), '--stages', 'text', '--shard', '3/4'];
+  let r = await runCli(filter('slice-ok'));
+  assert.equal(r.code, 0, r.output);
+  const summary = JSON.parse(fs.readFileSync(path.join(dir, 'slice-ok', '.shards', '3-of-4', 'summary.json'), 'utf8')) as { rows: number };
+  assert.equal(summary.rows, 10);
+  // a stats file that counts one sample too many would shift the slices: the shard stops and names the tar
+  const last = path.join(folder, tars[7].replace(/\.tar$/, '_stats.json'));
+  const stats = JSON.parse(fs.readFileSync(last, 'utf8')) as { successes: number };
+  fs.writeFileSync(last, JSON.stringify({ ...stats, successes: stats.successes + 1 }));
+  r = await runCli(filter('slice-bad'));
+  assert.equal(r.code, 1);
+  assert.match(r.output, new RegExp(`${tars[7]}: 5 samples, but its _stats.json counts 6 successes`));
+});
