@@ -11,7 +11,7 @@
  * thread, reference vocabulary), features (mobilenet), and captioning (`cckit caption`, beam 5, with a
  * tiny transformer trained here for 300 steps on mobilenet features; its images are world:// renders, so
  * rendering is in its cost). Then what every shard reads besides its slice (a download shard streams the whole
- * list; a filter or features shard over a shard folder reads the whole folder), and the projection:
+ * list; a features shard, and a filter shard over a folder without _stats.json, read the whole folder), and the projection:
  * hours for CC12M's and CC3M's rows on 1, 10 and 100 nodes.
  *
  * Run: npm run bench:scale [-- images rounds]   (default 400 images, 5 rounds; download runs 4× the
@@ -347,7 +347,7 @@ async function main(): Promise<void> {
         `CC12M's ${CC12M_PAIRS.toLocaleString('en')} rows: ${duration(hours(CC12M_PAIRS, listRate))} per shard`,
     );
     console.log(
-      `\nreading a shard folder through (every filter shard counts the whole input folder first, then reads up to its slice): ` +
+      `\nreading a shard folder through (a features shard reads it all; a filter shard over a folder without _stats.json counts it, then reads up to its slice): ` +
         `${readRate.toFixed(0)} samples/s (${((readRate * sampleKib) / 1024).toFixed(0)} MiB/s from the page cache, this process), ${sampleKib.toFixed(0)} KiB per sample; ` +
         `CC12M's ${CC12M_PAIRS.toLocaleString('en')} samples: ${duration(hours(CC12M_PAIRS, readRate))} and ${passTib.toFixed(2)} TiB per pass`,
     );
@@ -373,9 +373,9 @@ async function main(): Promise<void> {
         });
         console.log(`| ${m.stage.name} | ${cells.join(' | ')} |`);
         if (m.stage.name.startsWith('filter cc12m --stages image (detector on)')) {
-          // over a shard folder each filter shard also reads 1.5 passes of the whole folder: a count, then up to its slice's end
+          // over a folder without _stats.json each filter shard also reads 1.5 passes of it: a count, then up to its slice's end
           const withReads = NODES.map((nodes) => duration(hours(rows, r.perCpuSecond * CORES_PER_NODE * nodes) + 1.5 * hours(rows, readRate)));
-          console.log(`| … the same, one shard per core, each also reading 1.5 passes of the folder | ${withReads.join(' | ')} |`);
+          console.log(`| … the same over a folder without _stats.json, one shard per core, each also reading 1.5 passes of it | ${withReads.join(' | ')} |`);
         }
       }
     }
