@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { PACKAGE_ROOT } from '../src/paths';
 import { World } from '../src/world/world';
 import { serveWorld, type WorldServer } from '../src/world/server';
-import { compareShardedOutputs, runCli, writeWorldList } from './scale-helpers';
+import { compareShardedOutputs, runCli, stagesAfterDownload, writeWorldList } from './scale-helpers';
 import { serviceOrSkip, startRedis, startSlurm } from './services';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-engines-'));
@@ -26,12 +26,7 @@ const COMMON = ['--allow-private', '--samples-per-shard', '5', '--no-progress', 
 
 /** The three stages over `root`, each with `engine` flags (none: one process). */
 async function runStages(root: string, engine: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const steps = [
-    ['download', '--in', list, '--out', path.join(root, 'shards'), ...COMMON],
-    ['filter', '--preset', 'cc3m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc3m'), '--no-nsfw', '--stages', 'text,transform,prune'],
-    ['filter', '--preset', 'cc12m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc12m'), '--stages', 'text,image,transform'],
-    ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')],
-  ];
+  const steps = [['download', '--in', list, '--out', path.join(root, 'shards'), ...COMMON], ...stagesAfterDownload(root)];
   for (const step of steps) {
     const r = await runCli([...step, ...engine], env);
     assert.equal(r.code, 0, `${step[0]} ${engine.join(' ')}:\n${r.output}`);
@@ -173,11 +168,7 @@ test('bullmq engine: two workers, one killed with SIGKILL mid-shard, the same ou
   const finishedBy = [logA, logB, path.join(root, 'worker-c.log')].filter((log) => /shard 1\/4 done/.test(read(log)));
   assert.equal(finishedBy.length, 1);
 
-  for (const step of [
-    ['filter', '--preset', 'cc3m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc3m'), '--no-nsfw', '--stages', 'text,transform,prune'],
-    ['filter', '--preset', 'cc12m', '--in', path.join(root, 'shards'), '--out', path.join(root, 'cc12m'), '--stages', 'text,image,transform'],
-    ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')],
-  ]) {
+  for (const step of stagesAfterDownload(root)) {
     const r = await runCli([...step, '--engine', 'bullmq', '--shards', '4', '--redis', url]);
     assert.equal(r.code, 0, r.output);
   }

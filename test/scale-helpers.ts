@@ -24,6 +24,20 @@ export function writeWorldList(world: World, base: string, file: string, rows: n
   return file;
 }
 
+/**
+ * The stages after the download that every engine test runs over ROOT/shards, in order: the cc3m filter
+ * (text stages, pruning at the merge), the cc12m filter (the image stage with the pornography detector), and
+ * features; compareShardedOutputs checks their outputs.
+ */
+export function stagesAfterDownload(root: string): string[][] {
+  const shards = path.join(root, 'shards');
+  return [
+    ['filter', '--preset', 'cc3m', '--in', shards, '--out', path.join(root, 'cc3m'), '--no-nsfw', '--stages', 'text,transform,prune'],
+    ['filter', '--preset', 'cc12m', '--in', shards, '--out', path.join(root, 'cc12m'), '--stages', 'text,image,transform'],
+    ['features', '--in', shards, '--backbone', 'mobilenet', '--out', path.join(root, 'cache')],
+  ];
+}
+
 export interface CliRun {
   code: number;
   output: string;

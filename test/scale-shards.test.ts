@@ -12,7 +12,7 @@ import { ownsUnit, parseShard, sliceRange, missingShards, shardFolder } from '..
 import { stripFlags } from '../src/scale/job';
 import { World } from '../src/world/world';
 import { serveWorld, type WorldServer } from '../src/world/server';
-import { compareShardedOutputs, runCli, writeWorldList } from './scale-helpers';
+import { compareShardedOutputs, runCli, stagesAfterDownload, writeWorldList } from './scale-helpers';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-scale-'));
 const world = new World({ seed: 0 });
@@ -77,39 +77,11 @@ test('local engine: 4-shard download, filter and features give the one-process o
   assert.equal(r.code, 0, r.output);
   assert.deepEqual(missingShards(path.join(four, 'shards'), 4), []);
   assert.ok(fs.existsSync(path.join(shardFolder(path.join(four, 'shards'), { index: 3, count: 4 }), 'summary.json')));
-  for (const root of [one, four]) {
-    const filter = [
-      'filter',
-      '--preset',
-      'cc3m',
-      '--in',
-      path.join(root, 'shards'),
-      '--out',
-      path.join(root, 'cc3m'),
-      '--no-nsfw',
-      '--stages',
-      'text,transform,prune',
-    ];
-    r = await runCli(root === one ? filter : [...filter, '--engine', 'local', '--shards', '4']);
-    assert.equal(r.code, 0, r.output);
-    // the image stage with the pornography detector, the filter's heaviest per-pair stage
-    const imageFilter = [
-      'filter',
-      '--preset',
-      'cc12m',
-      '--in',
-      path.join(root, 'shards'),
-      '--out',
-      path.join(root, 'cc12m'),
-      '--stages',
-      'text,image,transform',
-    ];
-    r = await runCli(root === one ? imageFilter : [...imageFilter, '--engine', 'local', '--shards', '4']);
-    assert.equal(r.code, 0, r.output);
-    const features = ['features', '--in', path.join(root, 'shards'), '--backbone', 'mobilenet', '--out', path.join(root, 'cache')];
-    r = await runCli(root === one ? features : [...features, '--engine', 'local', '--shards', '4']);
-    assert.equal(r.code, 0, r.output);
-  }
+  for (const root of [one, four])
+    for (const step of stagesAfterDownload(root)) {
+      r = await runCli(root === one ? step : [...step, '--engine', 'local', '--shards', '4']);
+      assert.equal(r.code, 0, r.output);
+    }
   await compareShardedOutputs(one, four);
   // a second run finds every shard done and only merges again
   r = await runCli(['download', '--in', list, '--out', path.join(four, 'shards'), ...common, '--engine', 'local', '--shards', '4']);
