@@ -114,3 +114,34 @@ test('a filter shard of a tar folder reads only its own tars (counts from _stats
   assert.equal(r.code, 1);
   assert.match(r.output, new RegExp(`${tars[7]}: 5 samples, but its _stats.json counts 6 successes`));
 });
+
+test('a features shard of a tar folder streams its own tars (counts from _stats.json); the merge checks the shards read it all', async () => {
+  const source = path.join(dir, 'one', 'shards');
+  assert.ok(fs.existsSync(source), 'the local-engine test downloaded the folder');
+  const folder = path.join(dir, 'feature-slices');
+  fs.cpSync(source, folder, { recursive: true });
+  const tars = fs
+    .readdirSync(folder)
+    .filter((n) => n.endsWith('.tar'))
+    .sort();
+  const cache = path.join(dir, 'feature-slices-cache');
+  const features = (shard: string[]) => ['features', '--in', folder, '--backbone', 'mobilenet', '--out', cache, ...shard];
+  // shard 3 of 4 (tars 6 and 7) runs with the first tar destroyed: it never opens it
+  const first = fs.readFileSync(path.join(folder, tars[0]));
+  fs.writeFileSync(path.join(folder, tars[0]), 'not a tar');
+  let r = await runCli(features(['--shard', '3/4']));
+  assert.equal(r.code, 0, r.output);
+  assert.match(r.output, /shard 3\/4: samples 30–39 of 40/);
+  fs.writeFileSync(path.join(folder, tars[0]), first);
+  // the merge refuses while shards are missing, then checks each shard's range against the folder
+  r = await runCli(features(['--merge-shards', '4']));
+  assert.equal(r.code, 1);
+  assert.match(r.output, /3 of 4 features shards are not done \(0, 1, 2\)/);
+  for (const index of [0, 1, 2]) {
+    r = await runCli(features(['--shard', `${index}/4`]));
+    assert.equal(r.code, 0, r.output);
+  }
+  r = await runCli(features(['--merge-shards', '4']));
+  assert.equal(r.code, 0, r.output);
+  assert.match(r.output, /merged 4 features shards: 40 samples, 40 computed, 0 already cached, 0 failed; 40 images/);
+});

@@ -92,6 +92,42 @@ test('extractFeatures computes only the missing images and reports failures', as
   model.dispose();
 });
 
+test('extractFeatures reads a stream a few batches ahead, not the whole stream, and gives what the list gives', async () => {
+  await tf.setBackend('cpu');
+  const model = WorldCnn.init({ inputSize: 16, channels: [4, 8] }, 3, 600, 'world-cnn-stream-test');
+  const keys = Array.from({ length: 40 }, (_, id) => `world://0/coco-val/${id % 30}.jpg`);
+  const batchSize = 2;
+  const yielded = new Set<string>();
+  let mostAhead = 0;
+  const dir = tempDir();
+  const store = () => FeatureStore.open(model, { cacheDir: dir });
+  async function* stream() {
+    for (const key of keys) {
+      // distinct images read but not yet in the store: what extractFeatures holds in memory
+      yielded.add(key);
+      mostAhead = Math.max(mostAhead, yielded.size - store().size);
+      yield { key };
+    }
+  }
+  const streamed = await extractFeatures(stream(), { backbone: model, cacheDir: dir, batchSize, chunkSize: 4, total: keys.length });
+  assert.equal(streamed.read, 40);
+  assert.equal(streamed.computed, 30);
+  assert.equal(streamed.cached, 0);
+  // stored in chunks of 4 while 4 batches of 2 wait to be computed: at most 8 + 4 images held, of 30
+  assert.ok(mostAhead <= batchSize * 4 + 4, `held ${mostAhead} images at once`);
+  assert.ok(mostAhead >= batchSize * 4, `held ${mostAhead} images at once`);
+  const listed = await extractFeatures(
+    keys.map((key) => ({ key })),
+    { backbone: model, cacheDir: tempDir(), batchSize },
+  );
+  for (const key of new Set(keys)) {
+    const a = streamed.store.get(key)!.global;
+    const b = listed.store.get(key)!.global;
+    for (let i = 0; i < a.length; i++) assert.ok(Math.abs(a[i]! - b[i]!) <= 1e-5, key);
+  }
+  model.dispose();
+});
+
 test('world-cnn weights: saved atomically, loaded back identical; a damaged file is not loaded', async () => {
   await tf.setBackend('cpu');
   const dir = tempDir();

@@ -9,7 +9,7 @@ import { formatTable } from '../report/table';
 import { BACKBONE_NAMES, isBackboneName } from '../vision/backbone';
 import { extractFeatures } from '../vision/cache';
 import { loadBackbone } from '../vision/index';
-import { readImageSource } from '../vision/sources';
+import { readImageSource, sourceSlice } from '../vision/sources';
 import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
 import { parseChoice, parseWholeNumber } from './options';
 import { addFetchOptions, fetchFlags } from './filter';
@@ -50,6 +50,15 @@ export function featuresJobDir(flags: FeaturesFlags): string {
   return path.join(flags.out, 'jobs', `features-${id}`);
 }
 
+/** A features shard's done-marker. */
+interface ShardSummary {
+  range?: { start: number; end: number };
+  read?: number;
+  computed: number;
+  cached: number;
+  failed: { key: string; reason: string }[];
+}
+
 export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: Command): Promise<void> {
   const jobDir = featuresJobDir(flags);
   if (command && (await runOnEngine({ ...flags, out: jobDir }, command))) return;
@@ -60,7 +69,7 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
   const seed = parseWholeNumber('--seed', flags.seed);
   const batchSize = parseWholeNumber('--batch-size', flags.batchSize, 1);
   const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit);
-  const images = await readImageSource(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images });
+  const images = await sourceSlice(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images, shard: sharding.shard });
   const backend = await initBackend();
   const progress = terminalProgress();
   const started = Date.now();
@@ -82,47 +91,70 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
     // a TSV's relative image paths name files beside it
     const baseDir = fs.existsSync(flags.in) && fs.statSync(flags.in).isFile() ? path.dirname(path.resolve(flags.in)) : undefined;
     const source = new ImageSource({ ...fetchFlags(flags), baseDir });
-    // the shard contract (docs/scale.md): shard i takes a contiguous slice of the distinct images; the
-    // store takes appends from several processes (locked), so the merge only checks that all are there
-    const distinct = [...new Map(images.map((ref) => [ref.key, ref])).values()];
+    // the shard contract (docs/scale.md): shard i takes a contiguous slice of the source (sourceSlice); the
+    // store takes appends from several processes (locked), so the merge only checks that every shard is done
+    // and that together they read the whole source
     if (sharding.mergeShards !== undefined) {
-      const missing = missingShards(jobDir, sharding.mergeShards);
-      if (missing.length > 0)
-        throw new Error(`merge: ${missing.length} of ${sharding.mergeShards} features shards are not done (${missing.join(', ')}) in ${jobDir}`);
-      const failedKeys = new Set<string>();
-      for (let index = 0; index < sharding.mergeShards; index++)
-        for (const f of (readJsonFile(path.join(shardFolder(jobDir, { index, count: sharding.mergeShards }), 'summary.json')) as { failed: { key: string }[] })
-          .failed)
-          failedKeys.add(f.key);
+      const count = sharding.mergeShards;
+      const missing = missingShards(jobDir, count);
+      if (missing.length > 0) throw new Error(`merge: ${missing.length} of ${count} features shards are not done (${missing.join(', ')}) in ${jobDir}`);
+      const shards = Array.from(
+        { length: count },
+        (_, index) => readJsonFile(path.join(shardFolder(jobDir, { index, count }), 'summary.json')) as ShardSummary,
+      );
+      shards.forEach((shard, index) => {
+        const expected = sliceRange({ index, count }, images.total);
+        if (shard.range?.start !== expected.start || shard.range?.end !== expected.end || shard.read !== expected.end - expected.start)
+          throw new Error(
+            `merge: features shard ${index} of ${count} read ${shard.read} images of ${JSON.stringify(shard.range)}, not ${expected.start}–${expected.end} of ${images.total} (did the source change?)`,
+          );
+      });
+      const failedKeys = new Set(shards.flatMap((shard) => shard.failed.map((f) => f.key)));
       const store = FeatureStore.open(backbone, { cacheDir: flags.out, variant: regions });
-      const absent = distinct.filter((ref) => !store.has(ref.key) && !failedKeys.has(ref.key));
-      if (absent.length > 0) throw new Error(`merge: ${absent.length} images have neither features nor a failure (first: ${absent[0].key})`);
+      // a listed source's keys are cheap to hold: check each; a folder's would need another pass over its images
+      if (images.unit === 'image') {
+        const absent = (await readImageSource(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images })).filter(
+          (ref) => !store.has(ref.key) && !failedKeys.has(ref.key),
+        );
+        if (absent.length > 0) throw new Error(`merge: ${absent.length} images have neither features nor a failure (first: ${absent[0].key})`);
+      }
       const summary = {
-        images: distinct.length,
-        stored: distinct.length - failedKeys.size,
+        [images.unit === 'image' ? 'images' : 'samples']: images.total,
+        computed: shards.reduce((n, shard) => n + shard.computed, 0),
+        cached: shards.reduce((n, shard) => n + shard.cached, 0),
         failed: failedKeys.size,
         store: store.dir,
-        shards: sharding.mergeShards,
+        storeSize: store.size,
+        shards: count,
       };
       writeFileAtomic(path.join(jobDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
-      console.log(`merged ${sharding.mergeShards} features shards: ${summary.stored} of ${summary.images} images in ${store.dir}, ${summary.failed} failed`);
+      console.log(
+        `merged ${count} features shards: ${images.total} ${images.unit}s, ${summary.computed} computed, ${summary.cached} already cached, ${summary.failed} failed; ${store.size} images in ${store.dir}`,
+      );
       backbone.dispose();
       return;
     }
-    const range = sharding.shard ? sliceRange(sharding.shard, distinct.length) : undefined;
-    const slice = range ? distinct.slice(range.start, range.end) : images;
-    const result = await extractFeatures(slice, { backbone, cacheDir: flags.out, batchSize, regions, progress, source });
+    const range = sharding.shard ? images.range : undefined;
+    const result = await extractFeatures(images.refs, {
+      backbone,
+      cacheDir: flags.out,
+      batchSize,
+      regions,
+      progress,
+      source,
+      total: images.range.end - images.range.start,
+    });
     if (sharding.shard) {
       const marker = shardFolder(jobDir, sharding.shard);
       fs.mkdirSync(marker, { recursive: true });
-      writeFileAtomic(
-        path.join(marker, 'summary.json'),
-        JSON.stringify(
-          { range, computed: result.computed, cached: result.cached, failed: result.failed.map((f) => ({ key: f.key, reason: f.reason })) },
-          null,
-          2,
-        ) + '\n',
-      );
+      const summary: ShardSummary = {
+        range: images.range,
+        read: result.read,
+        computed: result.computed,
+        cached: result.cached,
+        failed: result.failed.map((f) => ({ key: f.key, reason: f.reason })),
+      };
+      writeFileAtomic(path.join(marker, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
     }
     progress.stop();
     const seconds = (Date.now() - loaded) / 1000;
@@ -134,8 +166,8 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
           ['backbone', `${backbone.id} (D=${backbone.featureDim}, ${backbone.inputSize} px, tfjs ${backend.name})`],
           [
             'images',
-            String(slice.length) +
-              (range ? ` (shard ${sharding.shard!.index}/${sharding.shard!.count}: ${range.start}–${range.end - 1} of ${distinct.length})` : ''),
+            String(result.read) +
+              (range ? ` (shard ${sharding.shard!.index}/${sharding.shard!.count}: ${images.unit}s ${range.start}–${range.end - 1} of ${images.total})` : ''),
           ],
           ['computed', `${result.computed} (${seconds > 0 ? (result.computed / seconds).toFixed(1) : '—'} images/s)`],
           ['already cached', String(result.cached)],

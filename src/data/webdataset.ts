@@ -621,6 +621,76 @@ export function readImg2dataset(folder: string): AsyncGenerator<RawSample> {
   return listTarShards(folder).length > 0 ? readWebdataset(folder) : readFilesLayout(folder);
 }
 
+interface TarCount {
+  file: string;
+  samples: number;
+}
+
+/** A folder's tar shards with their sample counts (`successes` of each NNNNN_stats.json); undefined where any is unknown. */
+export function tarSampleCounts(folder: string): TarCount[] | undefined {
+  const tars = listTarShards(folder);
+  if (tars.length === 0) return undefined;
+  const counts: TarCount[] = [];
+  for (const file of tars) {
+    const statsFile = file.replace(/\.tar$/, '_stats.json');
+    if (!fs.existsSync(statsFile)) return undefined;
+    let successes: unknown;
+    try {
+      successes = (JSON.parse(fs.readFileSync(statsFile, 'utf8')) as { successes?: unknown }).successes;
+    } catch {
+      return undefined;
+    }
+    if (typeof successes !== 'number' || !Number.isInteger(successes) || successes < 0) return undefined;
+    counts.push({ file, samples: successes });
+  }
+  return counts;
+}
+
+/** Samples in an img2dataset output folder: the sum of its tars' stats where all have them, else counted by a pass. */
+export async function countSamples(folder: string): Promise<number> {
+  const counts = tarSampleCounts(folder);
+  if (counts) return counts.reduce((n, c) => n + c.samples, 0);
+  let count = 0;
+  for await (const raw of readImg2dataset(folder)) if (raw) count++;
+  return count;
+}
+
+/**
+ * The samples at positions start … end−1 of an img2dataset output folder, each with its position. Where every
+ * tar has its _stats.json, the tars before the range are skipped unread, so N shards read a folder about once in
+ * all, not N times; a tar whose samples differ from its stats would shift every later slice, so it is refused.
+ */
+export async function* readSampleRange(folder: string, range?: { start: number; end: number }): AsyncGenerator<{ raw: RawSample; position: number }> {
+  const start = range?.start ?? 0;
+  const end = range?.end ?? Infinity;
+  const counts = range ? tarSampleCounts(folder) : undefined;
+  let position = 0;
+  let files: TarCount[] | undefined;
+  if (counts) {
+    let first = 0;
+    while (first < counts.length && position + counts[first].samples <= start) position += counts[first++].samples;
+    files = counts.slice(first);
+  }
+  const expected = new Map(files?.map((c) => [c.file, c.samples]));
+  let current: { source: string; seen: number } | undefined;
+  const checkCount = () => {
+    if (current && expected.has(current.source) && expected.get(current.source) !== current.seen)
+      throw new ShardError(current.source, `${current.seen} samples, but its _stats.json counts ${expected.get(current.source)} successes`);
+  };
+  for await (const raw of files ? readWebdataset(files.map((c) => c.file)) : readImg2dataset(folder)) {
+    if (current?.source !== raw.source) {
+      checkCount();
+      current = { source: raw.source, seen: 0 };
+    }
+    current.seen++;
+    position++;
+    if (position - 1 < start) continue;
+    if (position - 1 >= end) return;
+    yield { raw, position: position - 1 };
+  }
+  checkCount();
+}
+
 /** Decodes a raw sample's image, caption and metadata; errors name the source and key. */
 export function decodeSample(raw: RawSample): ShardSample {
   const where = `sample ${raw.key}`;

@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
 import { commitTemporary, discardTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
-import { ShardSample, decodeSample, listTarShards, readImg2dataset, readWebdataset } from '../data/webdataset';
+import { ShardSample, countSamples, decodeSample, readSampleRange } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
 import { ImageSource, type ImageSourceOptions } from '../data/images';
@@ -151,84 +151,27 @@ async function* inputItems(input: string, layout: TsvLayout, range?: { start: nu
     }
     return;
   }
-  // a shard's slice of a tar folder skips the tars before it without reading them (their sample counts are in
-  // their _stats.json), so N shards read the folder about once in all, not N times
-  const counts = range ? tarSampleCounts(input) : undefined;
-  let skipped = 0;
-  let files: TarCount[] | undefined;
-  if (counts) {
-    let first = 0;
-    while (first < counts.length && skipped + counts[first].samples <= start) skipped += counts[first++].samples;
-    files = counts.slice(first);
-  }
-  let index = skipped;
-  ordinal = skipped - 1;
-  const expected = new Map(files?.map((c) => [c.file, c.samples]));
-  let current: { source: string; seen: number } | undefined;
-  const checkCount = () => {
-    // a tar whose samples differ from its stats would shift every later slice: refuse it
-    if (current && expected.has(current.source) && expected.get(current.source) !== current.seen)
-      throw new Error(`${current.source}: ${current.seen} samples, but its _stats.json counts ${expected.get(current.source)} successes`);
-  };
-  for await (const raw of files ? readWebdataset(files.map((c) => c.file)) : readImg2dataset(input)) {
-    if (current?.source !== raw.source) {
-      checkCount();
-      current = { source: raw.source, seen: 0 };
-    }
-    current.seen++;
-    index++;
-    ordinal++;
-    if (ordinal < start) continue;
-    if (ordinal >= end) return;
+  // a shard's slice of a tar folder skips the tars before it unread (readSampleRange)
+  for await (const { raw, position } of readSampleRange(input, range)) {
+    const line = position + 1;
     let sample: ShardSample;
     try {
       sample = decodeSample(raw);
     } catch (err) {
-      yield { line: index, url: raw.key, reject: `input:${(err as Error).message.split(': ').slice(-1)[0]}`, bytes: 0 };
+      yield { line, url: raw.key, reject: `input:${(err as Error).message.split(': ').slice(-1)[0]}`, bytes: 0 };
       continue;
     }
     const url = typeof sample.json.url === 'string' ? sample.json.url : `${raw.source}#${sample.key}`;
     const tags = Array.isArray(sample.json.tags) ? sample.json.tags.map(String) : undefined;
-    yield { line: index, url, caption: sample.caption, image: sample.image, tags, bytes: 0 };
+    yield { line, url, caption: sample.caption, image: sample.image, tags, bytes: 0 };
   }
-  checkCount();
-}
-
-interface TarCount {
-  file: string;
-  samples: number;
-}
-
-/** A folder's tar shards with their sample counts (`successes` of each NNNNN_stats.json); undefined where any is unknown. */
-function tarSampleCounts(folder: string): TarCount[] | undefined {
-  const tars = listTarShards(folder);
-  if (tars.length === 0) return undefined;
-  const counts: TarCount[] = [];
-  for (const file of tars) {
-    const statsFile = file.replace(/\.tar$/, '_stats.json');
-    if (!fs.existsSync(statsFile)) return undefined;
-    let successes: unknown;
-    try {
-      successes = (JSON.parse(fs.readFileSync(statsFile, 'utf8')) as { successes?: unknown }).successes;
-    } catch {
-      return undefined;
-    }
-    if (typeof successes !== 'number' || !Number.isInteger(successes) || successes < 0) return undefined;
-    counts.push({ file, samples: successes });
-  }
-  return counts;
 }
 
 /** Input items a run would read (the range a shard slices): TSV lines with content, or samples of a shard folder. */
 export async function countInputItems(input: string, layout: TsvLayout | 'auto' = 'auto'): Promise<number> {
-  let count = 0;
-  if (fs.statSync(input).isDirectory()) {
-    const counts = tarSampleCounts(input);
-    if (counts) return counts.reduce((n, c) => n + c.samples, 0);
-    for await (const raw of readImg2dataset(input)) if (raw) count++;
-    return count;
-  }
+  if (fs.statSync(input).isDirectory()) return countSamples(input);
   const resolved = layout === 'auto' ? await detectTsvLayout(input) : layout;
+  let count = 0;
   for await (const item of readTsv(input, { layout: resolved, malformed: 'reject' })) if (item) count++;
   return count;
 }

@@ -209,6 +209,8 @@ export interface ExtractOptions extends FeatureOptions, FeatureStoreOptions {
 
 export interface ExtractResult {
   store: FeatureStore;
+  /** Images read, repeats included. */
+  read: number;
   computed: number;
   cached: number;
   failed: FeatureFailure[];
@@ -217,32 +219,50 @@ export interface ExtractResult {
 /**
  * Makes sure the store holds features of every image: computes only the missing ones, in
  * batches through the backbone, and appends them chunk by chunk. Duplicate keys are computed once.
+ * A stream of images (a folder shard's samples) is read as it goes, a few batches at a time, so
+ * memory holds one chunk of features and a few batches of image bytes, however long the stream;
+ * `total` then sizes the progress bar.
  */
-export async function extractFeatures(images: readonly ImageRef[], options: ExtractOptions): Promise<ExtractResult> {
+export async function extractFeatures(
+  images: readonly ImageRef[] | AsyncIterable<ImageRef>,
+  options: ExtractOptions & { total?: number },
+): Promise<ExtractResult> {
   const regions: RegionPolicy = options.regions ?? 'boxes';
   const store = FeatureStore.open(options.backbone, { cacheDir: options.cacheDir, variant: options.variant ?? regions });
+  const total = Array.isArray(images) ? images.length : options.total;
+  const batchSize = options.batchSize ?? 32;
+  const chunkSize = options.chunkSize ?? 1024;
   const seen = new Set<string>();
-  const missing: ImageRef[] = [];
+  const failed: FeatureFailure[] = [];
   let cached = 0;
-  for (const ref of images) {
+  let computed = 0;
+  let read = 0;
+  let pending: ImageFeatures[] = [];
+  let waiting: ImageRef[] = [];
+  const compute = async () => {
+    const refs = waiting;
+    waiting = [];
+    for await (const batch of computeFeatures(options.backbone, refs, { ...options, regions, progress: undefined })) {
+      pending.push(...batch.features);
+      failed.push(...batch.failures);
+      computed += batch.features.length;
+      if (pending.length >= chunkSize) {
+        store.append(pending);
+        pending = [];
+      }
+    }
+    options.progress?.('features', read, Math.max(total ?? 0, read));
+  };
+  for await (const ref of images as AsyncIterable<ImageRef>) {
+    read++;
     if (seen.has(ref.key)) continue;
     seen.add(ref.key);
     if (store.has(ref.key)) cached++;
-    else missing.push(ref);
+    else waiting.push(ref);
+    if (waiting.length >= batchSize * 4) await compute();
   }
-  const failed: FeatureFailure[] = [];
-  const chunkSize = options.chunkSize ?? 1024;
-  let pending: ImageFeatures[] = [];
-  let computed = 0;
-  for await (const batch of computeFeatures(options.backbone, missing, { ...options, regions })) {
-    pending.push(...batch.features);
-    failed.push(...batch.failures);
-    computed += batch.features.length;
-    if (pending.length >= chunkSize) {
-      store.append(pending);
-      pending = [];
-    }
-  }
+  if (waiting.length > 0) await compute();
   store.append(pending);
-  return { store, computed, cached, failed };
+  options.progress?.('features', read, Math.max(total ?? 0, read));
+  return { store, read, computed, cached, failed };
 }

@@ -19,7 +19,8 @@ import { normalizedBox } from './regions';
 import { readCocoAnnotations, worldOfCocoFile } from '../data/coco';
 import { InputError } from '../util/json';
 import { readTsv } from '../data/tsv';
-import { readSamples } from '../data/webdataset';
+import { countSamples, decodeSample, readSampleRange, type RawSample } from '../data/webdataset';
+import { sliceRange, type ShardSpec } from '../util/shard';
 import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { WORLD_PRESETS, isWorldSplit, type WorldPresetName, type WorldSplit } from '../world/splits';
 import { worldUrl } from '../world/url';
@@ -58,6 +59,56 @@ function isBox(value: unknown): value is Box {
   return typeof b === 'object' && b !== null && [b.x, b.y, b.width, b.height].every((v) => typeof v === 'number' && Number.isFinite(v));
 }
 
+/** A folder sample as an image reference: keyed by its json `url` (else `SHARD#KEY`), with its tags and boxes. */
+function sampleRef(raw: RawSample): ImageRef {
+  const sample = decodeSample(raw);
+  const json = sample.json as { url?: unknown; tags?: unknown; width?: unknown; height?: unknown; truth?: { boxes?: unknown } };
+  const ref: ImageRef = { key: typeof json.url === 'string' && json.url ? json.url : `${raw.source}#${sample.key}`, bytes: sample.image };
+  if (Array.isArray(json.tags)) ref.tags = json.tags.map(String);
+  const boxes = json.truth?.boxes;
+  if (Array.isArray(boxes) && typeof json.width === 'number' && typeof json.height === 'number' && boxes.every(isBox)) {
+    const w = json.width;
+    const h = json.height;
+    ref.boxes = boxes.map((b) => normalizedBox(b, w, h));
+  }
+  return ref;
+}
+
+/** One shard's share of a source: the images at positions range.start … range.end−1 of `total`, streamed. */
+export interface SourceSlice {
+  total: number;
+  range: { start: number; end: number };
+  /** What a position counts: a sample of a folder (read one at a time), or a distinct image of a listed source. */
+  unit: 'sample' | 'image';
+  refs: AsyncIterable<ImageRef>;
+}
+
+/**
+ * The images of a source for one shard of N (all of them without a shard). A folder is streamed: the shard
+ * counts its samples from the tars' stats, skips the tars before its slice unread and holds one image at a
+ * time, so its memory does not grow with the folder; a sample repeated across shards is computed by each (the
+ * store keeps one). Listed sources (world splits, TSVs, COCO files) are small lists of keys: their distinct
+ * images are sliced.
+ */
+export async function sourceSlice(source: string, options: SourceOptions & { shard?: ShardSpec } = {}): Promise<SourceSlice> {
+  const limit = options.limit ?? Infinity;
+  if (!parseWorldSource(source) && fs.existsSync(source) && fs.statSync(source).isDirectory()) {
+    const total = Math.min(limit, await countSamples(source));
+    const range = options.shard ? sliceRange(options.shard, total) : { start: 0, end: total };
+    async function* refs(): AsyncGenerator<ImageRef> {
+      for await (const { raw } of readSampleRange(source, range)) yield sampleRef(raw);
+    }
+    return { total, range, unit: 'sample', refs: refs() };
+  }
+  const distinct = [...new Map((await readImageSource(source, options)).map((ref) => [ref.key, ref])).values()];
+  const range = options.shard ? sliceRange(options.shard, distinct.length) : { start: 0, end: distinct.length };
+  const slice = distinct.slice(range.start, range.end);
+  async function* refs(): AsyncGenerator<ImageRef> {
+    for (const ref of slice) yield ref;
+  }
+  return { total: distinct.length, range, unit: 'image', refs: refs() };
+}
+
 /** Reads the images of any supported source (see the module comment). */
 export async function readImageSource(source: string, options: SourceOptions = {}): Promise<ImageRef[]> {
   const limit = options.limit ?? Infinity;
@@ -69,19 +120,7 @@ export async function readImageSource(source: string, options: SourceOptions = {
   if (!fs.existsSync(source)) throw new Error(`${source}: no such file or folder (or world:PRESET:SPLIT)`);
   const refs: ImageRef[] = [];
   if (fs.statSync(source).isDirectory()) {
-    for await (const sample of readSamples(source)) {
-      if (refs.length >= limit) break;
-      const json = sample.json as { url?: unknown; tags?: unknown; width?: unknown; height?: unknown; truth?: { boxes?: unknown } };
-      const ref: ImageRef = { key: typeof json.url === 'string' && json.url ? json.url : `${sample.source}#${sample.key}`, bytes: sample.image };
-      if (Array.isArray(json.tags)) ref.tags = json.tags.map(String);
-      const boxes = json.truth?.boxes;
-      if (Array.isArray(boxes) && typeof json.width === 'number' && typeof json.height === 'number' && boxes.every(isBox)) {
-        const w = json.width;
-        const h = json.height;
-        ref.boxes = boxes.map((b) => normalizedBox(b, w, h));
-      }
-      refs.push(ref);
-    }
+    for await (const { raw } of readSampleRange(source, Number.isFinite(limit) ? { start: 0, end: limit } : undefined)) refs.push(sampleRef(raw));
     return refs;
   }
   if (source.endsWith('.json')) {
