@@ -51,11 +51,28 @@ export {
   type Table4Row,
   type Table4Claim,
 } from './experiments/table4';
+export {
+  runTable8,
+  table8Rows,
+  table8Claims,
+  table8Figure,
+  table8Differences,
+  table8Paper,
+  table8Vilbert,
+  table8ZeroShotComparison,
+  TABLE8_RECIPES,
+  TABLE8_NO_PAPER,
+  type Table8Recipe,
+  type Table8Result,
+  type Table8Row,
+  type Table8Claim,
+} from './experiments/table8';
 export { runTable11, table11Rows, TABLE11_RATES } from './experiments/table11';
 export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/table12';
 export { runFig6, fig6Rows, FIG6_FRACTIONS } from './experiments/fig6';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
 export * as datasets from './experiments/cc3m-dataset';
+export * as cocoBenchmark from './experiments/cc12m-coco';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';

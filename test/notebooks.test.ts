@@ -338,6 +338,34 @@ test('04-table4: val and test, CIDEr and SPICE, beside the paper; claims; the te
   );
 });
 
+test("06-table5: COCO-like test with Table 3's models, five metrics, the in- vs out-of-domain gain; claims", { timeout: 20 * MINUTE }, async (t) => {
+  const nb = await run(t, '06-table5-coco-benchmark.ipynb', 18 * MINUTE);
+  if (!nb) return;
+  const runs = /Table 3's runs: (\d+) of (\d+) found finished and reused, (\d+) trained now/.exec(nb.printed);
+  assert.ok(runs, 'the reuse line');
+  if (table3Executed) assert.equal(runs[3], '0', 'after 03 nothing is trained');
+  assert.match(nb.printed, /COCO-like test: \d+ captions decoded now, the rest read back/);
+  const table = nb.tables.find((h) => h.includes('CC12M Table 5'));
+  assert.ok(table, 'the Table 5 comparison');
+  for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']) assert.match(table, new RegExp(`<td>${row.replace('+', '\\+')}</td>`));
+  for (const column of ['BLEU-4', 'METEOR', 'ROUGE-L', 'CIDEr', 'SPICE', 'paper CIDEr', 'nocaps-val out CIDEr (Table 3)'])
+    assert.ok(table.includes(`>${column}<`), column);
+  assert.ok(table.includes('>n/a<'), 'no paper number: n/a');
+  const claims = nb.tables.find((h) => h.includes('claims on COCO-like test'));
+  assert.ok(claims && /holds|does not hold|within noise/.test(claims), 'the claims table');
+  assert.ok(claims.includes('larger on nocaps out-of-domain than on COCO-like test'), 'the mechanism claim');
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: string[]; y: number[] }[] });
+  assert.equal(figures.length, 1, 'the gains plot');
+  assert.deepEqual(
+    figures[0]!.data.map((d) => d.x),
+    [
+      ['cc3m', 'cc12m', 'cc3m+cc12m'],
+      ['cc3m', 'cc12m', 'cc3m+cc12m'],
+    ],
+  );
+  for (const trace of figures[0]!.data) assert.ok(trace.y.every(Number.isFinite), trace.name);
+});
+
 test('11-ablations: masking-rate grid (Table 11), objectives (Table 12) and CC12M subsamples (Fig. 6)', { timeout: 45 * MINUTE }, async (t) => {
   const nb = await run(t, '11-ablations.ipynb', 43 * MINUTE);
   if (!nb) return;
@@ -354,4 +382,46 @@ test('11-ablations: masking-rate grid (Table 11), objectives (Table 12) and CC12
   for (const v of ['IC (cc12m)', 'IC+MOC', 'IC+VLM']) assert.ok(t12.includes(`<td>${v}</td>`), v);
   assert.ok(nb.tables.filter((h) => h.includes('claims')).length === 3, 'the three claims tables');
   assert.equal(nb.withMime(PLOTLY).length, 3, 'Table 11 CIDEr and loss curves, Fig. 6 curves');
+});
+
+// Trains the four Table 8 rows of seed 0 (about two minutes on 2 cores; the world and features are 03's) or reads them back.
+test('08-table8: retrieval R@1/5/10 both ways beside the paper, zero-shot, claims, ViLBERT not compared', { timeout: 15 * MINUTE }, async (t) => {
+  const nb = await run(t, '08-table8-retrieval.ipynb', 13 * MINUTE);
+  if (!nb) return;
+  const rows = /Table 8's rows: (\d+) of (\d+) found finished and reused, (\d+) trained now/.exec(nb.printed);
+  assert.ok(rows, 'the reuse line');
+  assert.equal(rows[2], '4', 'four rows');
+  assert.equal(Number(rows[1]) + Number(rows[3]), 4);
+  assert.match(nb.printed, /test 100 images \(500 captions\)/, 'half of the Flickr-like split held out');
+  const table = nb.tables.find((h) => h.includes('CC12M Table 8'));
+  assert.ok(table, 'the Table 8 comparison');
+  for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']) assert.match(table, new RegExp(`<td>${row.replace('+', '\\+')}</td>`));
+  for (const setting of ['fine-tuned', 'zero-shot']) assert.ok(table.includes(`<td>${setting}</td>`), setting);
+  for (const column of ['image→text R@1', 'image→text R@10', 'text→image R@1', 'text→image R@5', 'paper text→image R@1'])
+    assert.ok(table.includes(`>${column}<`), column);
+  // the paper's fine-tuned R@1 per row and its CC3M zero-shot R@1; the cells without a number say so
+  for (const paper of ['54.5', '61.1', '70.2', '71.0', '35.4']) assert.ok(table.includes(`>${paper}<`), `paper number ${paper}`);
+  assert.ok(table.includes('>n/a<'), 'cells without a paper number say so');
+  const recalls = [...table.matchAll(/<td>(\d+\.\d)<\/td>/g)].map((m) => Number(m[1]));
+  assert.ok(recalls.length >= 7 * 6, 'six recall cells per row');
+  assert.ok(
+    recalls.every((r) => r >= 0 && r <= 100),
+    'recalls are percentages',
+  );
+  const claims = nb.tables.find((h) => h.includes('claims, checked on the Flickr-like test images'));
+  assert.ok(claims && /holds|does not hold|within noise/.test(claims), 'the claims table');
+  for (const claim of ['text→image R@1: CC12M &gt; CC3M', 'image→text R@1: CC3M &gt; none', 'CC3M+CC12M ≥ CC12M']) assert.ok(claims.includes(claim), claim);
+  assert.match(nb.printed, /\d+ of 8 claims hold/);
+  assert.match(nb.printed, /CC3M model 35\.4 vs ViLBERT 31\.9 \(Flickr30k\) — the paper's CC3M model is ahead/);
+  assert.match(nb.printed, /not comparable with 35\.4 or 31\.9, so no verdict against ViLBERT/);
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: string[]; y: number[] }[] });
+  assert.equal(figures.length, 1, 'Recall@K bars');
+  assert.equal(figures[0]!.data.length, 14, '(4 fine-tuned + 3 zero-shot rows) × 2 directions');
+  for (const trace of figures[0]!.data) {
+    assert.deepEqual(trace.x, ['R@1', 'R@5', 'R@10']);
+    assert.ok(
+      trace.y.every((y) => y >= 0 && y <= 100),
+      trace.name,
+    );
+  }
 });
