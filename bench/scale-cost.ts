@@ -11,7 +11,7 @@
  * thread, reference vocabulary), features (mobilenet), and captioning (`cckit caption`, beam 5, with a
  * tiny transformer trained here for 300 steps on mobilenet features; its images are world:// renders, so
  * rendering is in its cost). Then what every shard reads besides its slice (a download shard streams the whole
- * list; a features shard, and a filter shard over a folder without _stats.json, read the whole folder), and the projection:
+ * list; a filter or features shard over a folder without _stats.json reads up to its slice), and the projection:
  * hours for CC12M's and CC3M's rows on 1, 10 and 100 nodes.
  *
  * Run: npm run bench:scale [-- images rounds]   (default 400 images, 5 rounds; download runs 4× the
@@ -317,7 +317,7 @@ async function main(): Promise<void> {
 
     for (const note of notes) console.log(note);
 
-    // what a filter shard reads before its slice: the whole input folder, once to count (src/filters/run.ts)
+    // what a filter or features shard over a folder without _stats.json reads: a count, then up to its slice (readSampleRange)
     const folder = folders.get(downloadRows)!;
     const reads: number[] = [];
     let folderBytes = 0;
@@ -347,7 +347,7 @@ async function main(): Promise<void> {
         `CC12M's ${CC12M_PAIRS.toLocaleString('en')} rows: ${duration(hours(CC12M_PAIRS, listRate))} per shard`,
     );
     console.log(
-      `\nreading a shard folder through (a features shard reads it all; a filter shard over a folder without _stats.json counts it, then reads up to its slice): ` +
+      `\nreading a shard folder through (a filter or features shard over a folder without _stats.json counts it, then reads up to its slice): ` +
         `${readRate.toFixed(0)} samples/s (${((readRate * sampleKib) / 1024).toFixed(0)} MiB/s from the page cache, this process), ${sampleKib.toFixed(0)} KiB per sample; ` +
         `CC12M's ${CC12M_PAIRS.toLocaleString('en')} samples: ${duration(hours(CC12M_PAIRS, readRate))} and ${passTib.toFixed(2)} TiB per pass`,
     );
