@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 
 import { PACKAGE_ROOT } from '../src/paths';
 import { readRunInfo, readPredictions, readScores } from '../src/runs/layout';
+import { listCheckpoints } from '../src/train/checkpoint';
 import { Recipe, RECIPES } from '../src/experiments/recipe';
 import { prepareWorldInputs, runVariant } from '../src/experiments/runner';
 import { FeatureSpec, visualFromSpec } from '../src/experiments/visual';
@@ -82,6 +83,26 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
   assert.ok(JSON.stringify(json).includes('CIDEr'));
   const evaluatedSharded = cli('eval', '--preds', sharded, '--refs', inputs.nocapsVal, '--json');
   assert.equal(evaluatedSharded.stdout, evaluated.stdout);
+
+  // a checkpoint's captions are stored under their own split name, beside the latest's
+  const first = listCheckpoints(runDir)[0]!;
+  const latest = fs.readFileSync(path.join(runDir, 'predictions', 'nocaps_val.json'), 'utf8');
+  const atStep = cli(
+    'caption',
+    '--ckpt',
+    first.dir,
+    '--in',
+    inputs.nocapsVal,
+    '--out',
+    path.join(runsRoot, 'step.json'),
+    '--decode',
+    'greedy',
+    '--limit',
+    '30',
+  );
+  assert.equal(atStep.status, 0, atStep.stderr);
+  assert.equal(readPredictions(runDir, `nocaps_val.step-${first.step}`).items.length, 30);
+  assert.equal(fs.readFileSync(path.join(runDir, 'predictions', 'nocaps_val.json'), 'utf8'), latest, 'the latest captions are not overwritten');
 });
 
 test('cckit train and table3 reject bad input with a clear message', () => {

@@ -80,7 +80,8 @@ export async function runCaption(
   if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
   const spec = flags.features ? (parseJsonOption('--features', flags.features) as FeatureSpec) : featuresOfRun(runJson);
   const images = readEvalImages({ path: flags.in, limit });
-  const split = path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_');
+  // a checkpoint's captions and scores are named after it (nocaps_val.step-25), beside the latest's, not over them
+  const split = path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_') + (runDir !== flags.ckpt ? `.${path.basename(flags.ckpt)}` : '');
   const progress = terminalProgress();
   try {
     let captions: Map<string, string>;
