@@ -101,7 +101,7 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
     '30',
   );
   assert.equal(atStep.status, 0, atStep.stderr);
-  assert.equal(readPredictions(runDir, `nocaps_val.step-${first.step}`).items.length, 30);
+  assert.equal(readPredictions(runDir, `nocaps_val.${path.basename(first.dir)}`).items.length, 30);
   assert.equal(fs.readFileSync(path.join(runDir, 'predictions', 'nocaps_val.json'), 'utf8'), latest, 'the latest captions are not overwritten');
 });
 

@@ -80,7 +80,7 @@ export async function runCaption(
   if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
   const spec = flags.features ? (parseJsonOption('--features', flags.features) as FeatureSpec) : featuresOfRun(runJson);
   const images = readEvalImages({ path: flags.in, limit });
-  // a checkpoint's captions and scores are named after it (nocaps_val.step-25), beside the latest's, not over them
+  // a checkpoint's captions and scores are named after it (nocaps_val.step-0000025), beside the latest's, not over them
   const split = path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_') + (runDir !== flags.ckpt ? `.${path.basename(flags.ckpt)}` : '');
   const progress = terminalProgress();
   try {
