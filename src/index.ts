@@ -73,6 +73,7 @@ export { runFig6, fig6Rows, FIG6_FRACTIONS } from './experiments/fig6';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
 export * as datasets from './experiments/cc3m-dataset';
 export * as cocoBenchmark from './experiments/cc12m-coco';
+export * as narratives from './experiments/narratives';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';

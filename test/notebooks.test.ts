@@ -366,6 +366,45 @@ test("06-table5: COCO-like test with Table 3's models, five metrics, the in- vs 
   for (const trace of figures[0]!.data) assert.ok(trace.y.every(Number.isFinite), trace.name);
 });
 
+test(
+  "07-narratives: Table 10 (narratives as pre-training, Table 3's rows reused) and Table 6 (captioning narratives) beside the paper; claims",
+  { timeout: 20 * MINUTE },
+  async (t) => {
+    const nb = await run(t, '07-narratives.ipynb', 18 * MINUTE);
+    if (!nb) return;
+    const runs = /runs: (\d+) of (\d+) found finished and reused, (\d+) trained now; (\d+) splits captioned now/.exec(nb.printed);
+    assert.ok(runs, 'the reuse line');
+    // Table 3's runs are read back after 03 (five for Table 10's rows, two pre-training runs Table 6 starts from); only the narratives rows may train
+    if (table3Executed) assert.ok(Number(runs[1]) >= 7, "after 03, Table 3's runs are read back");
+    assert.match(nb.printed, /caption length cap 62 tokens \(paper: 180; \d+ of 200 narratives are longer/);
+    const t10 = nb.tables.find((h) => h.includes('CC12M Table 10'));
+    assert.ok(t10, 'the Table 10 comparison');
+    for (const row of ['none', 'cc3m', 'cc12m', 'narratives']) assert.ok(t10.includes(`<td>${row}</td>`), row);
+    for (const column of ['in', 'near', 'out', 'overall', 'test overall', 'zero-shot overall', 'paper overall']) assert.ok(t10.includes(`>${column}<`), column);
+    for (const paper of ['63.9', '73.2', '87.4', '54.7 (Table 3)']) assert.ok(t10.includes(`>${paper}<`), `paper number ${paper}`);
+    const t6 = nb.tables.find((h) => h.includes('CC12M Table 6'));
+    assert.ok(t6, 'the Table 6 comparison');
+    for (const row of ['none', 'cc3m', 'cc12m']) assert.ok(t6.includes(`<td>${row}</td>`), row);
+    for (const column of ['BLEU-4', 'ROUGE-L', 'CIDEr', 'object recall %', 'paper CIDEr']) assert.ok(t6.includes(`>${column}<`), column);
+    assert.ok(t6.includes('>n/a<'), 'no Table 6 number in paper-numbers.json: n/a');
+    const claims = nb.tables.find((h) => h.includes('the claims checked'));
+    assert.ok(claims && /holds|does not hold|within noise/.test(claims), 'the claims table');
+    assert.ok(claims.includes('narratives as pre-training beat no pre-training'), 'the Table 10 claim');
+    assert.match(nb.printed, /\d of 6 claims hold/);
+    const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: string[]; y: (number | null)[] }[] });
+    assert.equal(figures.length, 1, 'the Table 10 bars');
+    assert.deepEqual(
+      figures[0]!.data.map((d) => d.name),
+      ['measured (world)', 'paper'],
+    );
+    for (const trace of figures[0]!.data) assert.deepEqual(trace.x, ['none', 'cc3m', 'cc12m', 'narratives']);
+    assert.ok(
+      figures[0]!.data[0]!.y.every((y) => Number.isFinite(y)),
+      'every row measured',
+    );
+  },
+);
+
 test('11-ablations: masking-rate grid (Table 11), objectives (Table 12) and CC12M subsamples (Fig. 6)', { timeout: 45 * MINUTE }, async (t) => {
   const nb = await run(t, '11-ablations.ipynb', 43 * MINUTE);
   if (!nb) return;

@@ -368,25 +368,25 @@ interface VariantJob {
   force?: boolean;
 }
 
+/** A job's say / progress / log lines, as a worker thread posts them to its parent. */
 type JobMessage = { say: string } | { progress: [string, number, number] } | { log: [string, LogLine] };
 
-/** Worker side: rebuild the visual provider from its spec and run one variant. */
-export async function runVariantJob(job: VariantJob, port: WorkerPort): Promise<ResultRow> {
+/** The reporting options of a job running in a worker thread: every line is posted to the parent (`runJobInWorker`). */
+export function reportToParent(port: WorkerPort): Pick<ExperimentOptions, 'say' | 'progress' | 'onLog'> {
   const post = (m: JobMessage) => port.post(m);
-  const visual = await visualFromSpec(job.features);
-  return runVariant(job.recipe, job.variant, job.inputs, visual, {
-    runsRoot: job.runsRoot,
-    force: job.force,
-    features: job.features,
-    concurrency: 1,
+  return {
     say: (line) => post({ say: line }),
     progress: (task, done, total) => post({ progress: [task, done, total] }),
     onLog: (run, line) => post({ log: [run, line] }),
-  });
+  };
 }
 
-async function runInWorker(job: VariantJob, options: ExperimentOptions): Promise<ResultRow> {
-  const worker = startWorker<ResultRow>(__filename, 'runVariantJob', job);
+/**
+ * Runs `exportName` of `modulePath` (a job function taking the job and a WorkerPort) in a worker thread,
+ * relaying its lines to `options`; a failure is reported under `label`.
+ */
+export async function runJobInWorker<R>(modulePath: string, exportName: string, job: unknown, options: ExperimentOptions, label: string): Promise<R> {
+  const worker = startWorker<R>(modulePath, exportName, job);
   worker.onMessage((m: JobMessage) => {
     if ('say' in m) options.say?.(m.say);
     else if ('progress' in m) options.progress?.(...m.progress);
@@ -395,10 +395,22 @@ async function runInWorker(job: VariantJob, options: ExperimentOptions): Promise
   try {
     return await worker.done;
   } catch (e) {
-    throw new Error(`${job.variant.label}: ${(e as Error).message}`);
+    throw new Error(`${label}: ${(e as Error).message}`);
   } finally {
     void worker.terminate();
   }
+}
+
+/** Worker side: rebuild the visual provider from its spec and run one variant. */
+export async function runVariantJob(job: VariantJob, port: WorkerPort): Promise<ResultRow> {
+  const visual = await visualFromSpec(job.features);
+  return runVariant(job.recipe, job.variant, job.inputs, visual, {
+    runsRoot: job.runsRoot,
+    force: job.force,
+    features: job.features,
+    concurrency: 1,
+    ...reportToParent(port),
+  });
 }
 
 /** Runs the variants, `concurrency` at a time, each in a worker thread. */
@@ -415,7 +427,8 @@ async function runVariantsInWorkers(
   const lane = async (): Promise<void> => {
     while (next < variants.length) {
       const i = next++;
-      results[i] = await runInWorker({ recipe, variant: variants[i]!, inputs, features, runsRoot: options.runsRoot, force: options.force }, options);
+      const job: VariantJob = { recipe, variant: variants[i]!, inputs, features, runsRoot: options.runsRoot, force: options.force };
+      results[i] = await runJobInWorker<ResultRow>(__filename, 'runVariantJob', job, options, variants[i]!.label);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, variants.length)) }, lane));

@@ -1,0 +1,545 @@
+/**
+ * CC12M Tables 6 and 10: Localized-Narratives-style data, on the world's `narratives` split (one long,
+ * ~50-token narrative-style description per image; `cckit world build` writes it).
+ *
+ * - **Table 10** (narratives as a pre-training source): a variant of Table 3 whose pre-training pool is the
+ *   narratives, used as plain captions, beside no pre-training, CC3M and CC12M; each row fine-tuned on COCO
+ *   with Table 3's recipe and scored on nocaps val (CIDEr per domain, checkpoint chosen on val, test at the
+ *   same checkpoint). The none / CC3M / CC12M rows are Table 3's own variants with Table 3's recipe, so
+ *   their runs are Table 3's runs (same config, same inputs, same ids) and are read back, not trained; only
+ *   the narratives row trains. The world's narrative pool is small (200 images at the tiny preset), so the
+ *   plan gives its pre-training its own, smaller step count (`NarrativesPlan.pretrainSteps`, stated in the
+ *   tables); its fine-tuning is Table 3's.
+ * - **Table 6** (captioning narratives): the narratives split is cut into a train part and a held-out test
+ *   part (every `testEvery`-th image); a captioner is trained on the train part from scratch, or fine-tuned
+ *   from Table 3's CC3M / CC12M pre-training runs, and captions the test part with long captions (the
+ *   paper's maximum length is 180 tokens; the tiny and small Transformers' position tables hold 64, and the
+ *   pre-trained runs they start from share them, so the length is capped there and the tables say by how
+ *   much). Nothing is chosen on the test part: each run's last checkpoint captions it.
+ *
+ * The variants and stages are plain data (`table10Variants`, `table10Recipe`, `table6Config`); every step is
+ * a run under `runs/` (reused when finished). The Table 10 narratives row and the Table 6 rows run side by
+ * side in worker threads (`concurrency`, one per core).
+ */
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { DECODE_PRESETS, describeDecoder, type DecodeSettings } from '../decode';
+import { DEFAULT_TRANSFORMER } from '../models/transformer';
+import { paperNumbers } from '../report/paper';
+import { PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
+import { readEvalImages } from '../train/data';
+import { train, type TrainConfig } from '../train/trainer';
+import { captionTokens } from '../text/vocab';
+import { readJsonFile } from '../util/json';
+import type { WorkerPort } from '../util/workers';
+import { captionSplit } from './evaluate';
+import { trainConfigFor, type Inputs, type Recipe, type StageRecipe } from './recipe';
+import {
+  experimentImageKeys,
+  featuresOf,
+  poolSizes,
+  prepareWorldInputs,
+  pretrainConfig,
+  reportToParent,
+  runJobInWorker,
+  runVariant,
+  runVariantJob,
+  type ExperimentOptions,
+  type ResultRow,
+  type Variant,
+} from './runner';
+import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
+import { visualFromSpec, type FeatureSpec } from './visual';
+
+/** The paper's maximum caption length for narratives (paper-numbers.json: model.max_len_narratives). */
+export const PAPER_NARRATIVES_MAX_LEN = 180;
+/** Table 6's held-out split name in the run layout. */
+export const NARRATIVES_TEST_SPLIT = 'narratives-test';
+/** Table 6's rows: how the narratives captioner starts (Table 3's pre-training runs). */
+export const TABLE6_INITS = ['none', 'cc3m', 'cc12m'] as const;
+export type Table6Init = (typeof TABLE6_INITS)[number];
+/** Table 10's rows: the pre-training pool (Table 3's none / CC3M / CC12M, and the narratives). */
+export const TABLE10_SOURCES = ['none', 'cc3m', 'cc12m', 'narratives'] as const;
+
+/** What the notebook's budget sets; the rest is the Table 3 recipe. */
+export interface NarrativesPlan {
+  /** Pre-training steps of Table 10's narratives row (Table 3's rows keep the recipe's). */
+  pretrainSteps: number;
+  /** Table 6: the stage that trains on the narratives' train part (Adam, linear decay, IC, as every stage). */
+  captioning: Pick<StageRecipe, 'steps' | 'batchSize' | 'lr' | 'warmup'>;
+  /** Every `testEvery`-th narrative image (by position in the file) is held out as Table 6's test part. */
+  testEvery: number;
+  /** Table 6's rows. */
+  inits: Table6Init[];
+}
+
+/**
+ * Plans that fit the notebook's budget: at the tiny preset Table 10's narratives row pre-trains for 300
+ * steps (48 passes over the 200 narratives; Table 3's pools get 1,500), Table 6 trains 150 steps on 160
+ * narratives and captions 40.
+ */
+export const NARRATIVES_PLANS: Record<'tiny' | 'small', NarrativesPlan> = {
+  tiny: { pretrainSteps: 300, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
+  small: { pretrainSteps: 1000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
+};
+
+// ------------------------------------------------------------------ the narratives' files
+
+/** The narratives' derived files: the pre-training pool (TSV) and Table 6's train / test annotations. */
+export interface NarrativesFiles {
+  source: string;
+  pool: string;
+  train: string;
+  test: string;
+  /** Folder the annotation files' `file_name`s are relative to (the source's). */
+  imageRoot: string;
+  counts: { images: number; train: number; test: number };
+}
+
+interface CocoLike {
+  info?: unknown;
+  licenses?: unknown;
+  images: { id: number }[];
+  annotations: { image_id: number; caption: string }[];
+}
+
+/** Image ids of the train and test parts: every `testEvery`-th image (positions testEvery−1, 2·testEvery−1, …) is test. */
+export function splitNarratives(imageIds: readonly number[], testEvery: number): { train: number[]; test: number[] } {
+  if (!(Number.isInteger(testEvery) && testEvery >= 2)) throw new Error(`narratives: testEvery must be an integer ≥ 2, got ${testEvery}`);
+  const train: number[] = [];
+  const test: number[] = [];
+  imageIds.forEach((id, i) => ((i + 1) % testEvery === 0 ? test : train).push(id));
+  return { train, test };
+}
+
+/** A caption as one TSV field: whitespace (tabs, newlines) folded to single spaces. */
+const tsvField = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/** Writes `file` only when its content changes (run ids hash contents; unchanged files stay as they are). */
+function writeIfChanged(file: string, text: string): void {
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * From a COCO-format narratives file (the world's, or real data with a `coco_url` per image): the pool TSV
+ * (`caption<TAB>image URL`, one line per narrative) and the train / test annotation files, written under
+ * `outDir/narratives-<hash of the source>/`.
+ */
+export function narrativesFiles(source: string, outDir: string, testEvery: number): NarrativesFiles {
+  const text = fs.readFileSync(source, 'utf8');
+  const dir = path.join(outDir, `narratives-${crypto.createHash('sha256').update(text).digest('hex').slice(0, 12)}`);
+  const coco = readJsonFile(source) as CocoLike;
+  const images = readEvalImages({ path: source });
+  // a pool TSV names each image by URL (its reader tells the columns apart by which one holds URLs)
+  const local = images.find((i) => !/^(https?|world):\/\//.test(i.key));
+  if (local) throw new Error(`${source}: image ${local.imageId} has no URL (world file, or a coco_url with http(s)://): a pre-training pool needs one`);
+  const pool = path.join(dir, 'pool.tsv');
+  writeIfChanged(pool, images.flatMap((img) => img.references.map((r) => `${tsvField(r)}\t${img.key}\n`)).join(''));
+  const parts = splitNarratives(
+    images.map((i) => Number(i.imageId)),
+    testEvery,
+  );
+  const subset = (ids: readonly number[]): string => {
+    const keep = new Set(ids);
+    return JSON.stringify({
+      ...coco,
+      images: coco.images.filter((i) => keep.has(i.id)),
+      annotations: coco.annotations.filter((a) => keep.has(a.image_id)),
+    });
+  };
+  const train = path.join(dir, 'train.json');
+  const test = path.join(dir, 'test.json');
+  writeIfChanged(train, subset(parts.train));
+  writeIfChanged(test, subset(parts.test));
+  return { source, pool, train, test, imageRoot: path.dirname(source), counts: { images: images.length, train: parts.train.length, test: parts.test.length } };
+}
+
+/** The world's narratives file beside its other splits (the recipe's world, built by `prepareWorldInputs`). */
+export function worldNarratives(recipe: Recipe, cacheDir = '.cckit-cache'): string {
+  return path.join(cacheDir, `world-${recipe.preset}-seed${recipe.seed}`, 'narratives', 'captions.json');
+}
+
+// ------------------------------------------------------------------ Table 10: the variants
+
+/** Inputs with the narratives pool beside CC3M's and CC12M's. */
+export type NarrativesInputs = Inputs & { pools: Inputs['pools'] & { narratives: string } };
+
+/**
+ * The runner names a variant's pools by their key in `Inputs.pools` (typed for the two paper pools); the
+ * narratives pool is one more key there, so its name is widened once, here.
+ */
+const NARRATIVES_POOL = 'narratives' as unknown as 'cc3m';
+
+/** Table 10's rows: Table 3's none / CC3M / CC12M variants (same labels: the same runs) and the narratives. */
+export function table10Variants(): Variant[] {
+  return [
+    { label: 'none', sources: [] },
+    { label: 'cc3m', sources: ['cc3m'] },
+    { label: 'cc12m', sources: ['cc12m'] },
+    { label: 'narratives', sources: [NARRATIVES_POOL] },
+  ];
+}
+
+/** The recipe of one Table 10 row: Table 3's, with the narratives row's pre-training steps from the plan. */
+export function table10Recipe(recipe: Recipe, variant: Variant, plan: NarrativesPlan): Recipe {
+  if (variant.label !== 'narratives') return recipe;
+  return { ...recipe, pretrain: { ...recipe.pretrain, steps: plan.pretrainSteps } };
+}
+
+// ------------------------------------------------------------------ Table 6: the stage
+
+/**
+ * Longest caption (tokens) Table 6 trains on and decodes: the paper's 180, capped by the Transformer's
+ * position table (the decoder reads BOS + the caption; one position of margin).
+ */
+export function narrativeTokenCap(recipe: Recipe): number {
+  if (recipe.model.kind !== 'transformer') return PAPER_NARRATIVES_MAX_LEN;
+  const positions = Number(recipe.model.overrides?.maxPositions ?? DEFAULT_TRANSFORMER.maxPositions);
+  return Math.min(PAPER_NARRATIVES_MAX_LEN, positions - 2);
+}
+
+/** Table 6's decoder: the narratives preset (beam 5, α 0.6, max 180) at the token cap. */
+export function narrativesDecode(recipe: Recipe): DecodeSettings {
+  return { ...DECODE_PRESETS.narratives, maxLen: narrativeTokenCap(recipe) };
+}
+
+/**
+ * The TrainConfig of one Table 6 row: the recipe's fine-tuning stage with the plan's steps, batch and
+ * rate, on the narratives' train part, captions up to the token cap, no checkpoint selection (there is no
+ * narratives val) and no validation; from a Table 3 pre-training run (its vocabulary extended) or from scratch.
+ */
+export function table6Config(recipe: Recipe, plan: NarrativesPlan, init: Table6Init, files: NarrativesFiles, pretrainRun?: string): TrainConfig {
+  if ((init === 'none') !== (pretrainRun === undefined)) throw new Error(`table 6 row ${init}: ${init === 'none' ? 'no' : 'a'} pre-training run expected`);
+  const { select: _select, ...finetune } = recipe.finetune;
+  const stage: StageRecipe = { ...finetune, ...plan.captioning };
+  const inputs = { pools: { cc3m: '', cc12m: '' }, cocoTrain: files.train, cocoVal: files.test, nocapsVal: files.test };
+  const config = trainConfigFor(
+    { ...recipe, maxCaptionLen: narrativeTokenCap(recipe) },
+    stage,
+    {
+      name: `narratives-from-${init}`,
+      train: [{ kind: 'coco', path: files.train, imageRoot: files.imageRoot }],
+      init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined,
+    },
+    inputs,
+  );
+  const { val: _val, ...noVal } = config;
+  return noVal;
+}
+
+// ------------------------------------------------------------------ running
+
+export const TABLE6_METRICS = ['BLEU-4', 'ROUGE-L', 'CIDEr'] as const;
+export type Table6Metric = (typeof TABLE6_METRICS)[number];
+const METRIC_NAMES: Record<Table6Metric, string> = { 'BLEU-4': 'Bleu_4', 'ROUGE-L': 'ROUGE_L', CIDEr: 'CIDEr' };
+
+export interface Table6Row {
+  init: Table6Init;
+  run: string;
+  pretrainRun?: string;
+  /** ×100 on the held-out narratives. */
+  scores: Record<Table6Metric, number>;
+  /** Share of the test captions naming an object the image shows, and CHAIR_s (world data only). */
+  recall?: number;
+  chairS?: number;
+  /** Mean tokens per generated caption, and per reference (as the vocabulary counts them). */
+  tokens: number;
+  referenceTokens: number;
+  images: number;
+}
+
+export interface NarrativesResult {
+  seed: number;
+  plan: NarrativesPlan;
+  /** Table 10's rows labelled none / cc3m / cc12m / narratives. */
+  table10: ResultRow[];
+  table6: Table6Row[];
+  /** Pairs per pre-training pool (cc3m, cc12m, narratives). */
+  pools: Record<string, number>;
+  narratives: NarrativesFiles['counts'] & { tokenCap: number; longest: number; cut: number };
+  seconds: number;
+}
+
+/** One Table 6 row: train (or reuse), caption the test part (or read the stored captions), score. */
+export async function runTable6Row(
+  recipe: Recipe,
+  plan: NarrativesPlan,
+  init: Table6Init,
+  inputs: NarrativesInputs,
+  files: NarrativesFiles,
+  features: FeatureSpec,
+  options: ExperimentOptions,
+): Promise<Table6Row> {
+  const runsRoot = options.runsRoot ?? 'runs';
+  const visual = await visualFromSpec(features);
+  const run = (cfg: TrainConfig) => {
+    options.say?.(`training ${cfg.name} (${cfg.steps} steps)`);
+    return train(cfg, {
+      runsRoot,
+      visual,
+      force: options.force,
+      logger: options.say,
+      onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
+      progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
+    });
+  };
+  let pretrainRun: string | undefined;
+  if (init !== 'none') pretrainRun = (await run(pretrainConfig(recipe, { label: init, sources: [init] }, inputs)!)).dir;
+  const cfg = table6Config(recipe, plan, init, files, pretrainRun);
+  const fine = await run(cfg);
+  const decode = narrativesDecode(recipe);
+  const images = readEvalImages({ path: files.test, imageRoot: files.imageRoot });
+  const stored =
+    !options.force &&
+    fs.existsSync(path.join(fine.dir, PREDICTIONS_DIR, `${NARRATIVES_TEST_SPLIT}.json`)) &&
+    fs.existsSync(path.join(fine.dir, SCORES_DIR, `${NARRATIVES_TEST_SPLIT}.json`)) &&
+    readPredictions(fine.dir, NARRATIVES_TEST_SPLIT).decoder === describeDecoder(decode);
+  if (!stored) {
+    options.say?.(`captioning ${NARRATIVES_TEST_SPLIT} (${images.length} images) with ${cfg.name}`);
+    await captionSplit(fine.dir, images, visual, {
+      split: NARRATIVES_TEST_SPLIT,
+      decode,
+      progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
+    });
+  }
+  const scores = readScores(fine.dir, NARRATIVES_TEST_SPLIT)!;
+  const predictions = readPredictions(fine.dir, NARRATIVES_TEST_SPLIT).items;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  return {
+    init,
+    run: fine.id,
+    ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
+    scores: Object.fromEntries(TABLE6_METRICS.map((m) => [m, 100 * (scores.corpus[METRIC_NAMES[m]] ?? NaN)])) as Record<Table6Metric, number>,
+    ...(scores.grounding ? { recall: scores.grounding.overall.recall, chairS: scores.grounding.overall.chairS } : {}),
+    tokens: mean(predictions.map((p) => captionTokens(p.caption).length)),
+    referenceTokens: mean(images.flatMap((i) => i.references.map((r) => captionTokens(r).length))),
+    images: predictions.length,
+  };
+}
+
+type Table10Job = { kind: 'table10'; recipe: Recipe; variant: Variant; inputs: NarrativesInputs; features: FeatureSpec; runsRoot?: string; force?: boolean };
+type Table6Job = {
+  kind: 'table6';
+  recipe: Recipe;
+  plan: NarrativesPlan;
+  init: Table6Init;
+  inputs: NarrativesInputs;
+  files: NarrativesFiles;
+  features: FeatureSpec;
+  runsRoot?: string;
+  force?: boolean;
+};
+type Job = Table10Job | Table6Job;
+type JobResult = ResultRow | Table6Row;
+
+/** Worker side of one job: a Table 10 variant (the runner's job) or a Table 6 row. */
+export async function narrativesJob(job: Job, port: WorkerPort): Promise<JobResult> {
+  if (job.kind === 'table10') return runVariantJob(job, port);
+  return runTable6Row(job.recipe, job.plan, job.init, job.inputs, job.files, job.features, {
+    runsRoot: job.runsRoot,
+    force: job.force,
+    concurrency: 1,
+    ...reportToParent(port),
+  });
+}
+
+/** One job in this thread. */
+async function runJob(job: Job, options: ExperimentOptions): Promise<JobResult> {
+  if (job.kind === 'table6') return runTable6Row(job.recipe, job.plan, job.init, job.inputs, job.files, job.features, options);
+  return runVariant(job.recipe, job.variant, job.inputs, await visualFromSpec(job.features), { ...options, features: job.features });
+}
+
+/**
+ * Tables 6 and 10 for one seed: the world (or real files) and Table 3's pools, the narratives' files,
+ * features once, then every row `concurrency` at a time (Table 3's finished runs are read back).
+ */
+export async function runNarratives(recipe: Recipe, options: ExperimentOptions, plan: NarrativesPlan, narrativesSource?: string): Promise<NarrativesResult> {
+  const started = Date.now();
+  const base = await prepareWorldInputs(recipe, options);
+  const cacheDir = options.cacheDir ?? '.cckit-cache';
+  const source = narrativesSource ?? worldNarratives(recipe, cacheDir);
+  const files = narrativesFiles(source, path.join(cacheDir, 'narratives'), plan.testEvery);
+  const inputs: NarrativesInputs = { ...base, pools: { ...base.pools, narratives: files.pool } };
+  const features = featuresOf(recipe, options);
+  const visual = await visualFromSpec(features, { progress: options.progress });
+  await visual.prepare(await experimentImageKeys(inputs));
+  const common = { inputs, features, runsRoot: options.runsRoot, force: options.force };
+  const table10 = (variant: Variant): Table10Job => ({ kind: 'table10', recipe: table10Recipe(recipe, variant, plan), variant, ...common });
+  const jobs: Job[] = [
+    // the long jobs first, so that the two lanes finish together; Table 3's rows are only read back
+    ...table10Variants()
+      .filter((v) => v.label === 'narratives')
+      .map(table10),
+    ...plan.inits.map((init): Table6Job => ({ kind: 'table6', recipe, plan, init, files, ...common })),
+    ...table10Variants()
+      .filter((v) => v.label !== 'narratives')
+      .map(table10),
+  ];
+  const results: JobResult[] = new Array(jobs.length);
+  const concurrency = options.concurrency ?? 2;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = concurrency > 1 ? await inWorker(jobs[i]!, options) : await runJob(jobs[i]!, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, jobs.length)) }, lane));
+  const rows10 = results.filter((_, i) => jobs[i]!.kind === 'table10') as ResultRow[];
+  const rows6 = results.filter((_, i) => jobs[i]!.kind === 'table6') as Table6Row[];
+  const lengths = readEvalImages({ path: files.source }).flatMap((i) => i.references.map((r) => captionTokens(r).length));
+  const cap = narrativeTokenCap(recipe);
+  return {
+    seed: recipe.seed,
+    plan,
+    table10: TABLE10_SOURCES.map((label) => rows10.find((r) => r.label === label)!),
+    table6: plan.inits.map((init) => rows6.find((r) => r.init === init)!),
+    pools: poolSizes(inputs),
+    narratives: { ...files.counts, tokenCap: cap, longest: Math.max(...lengths), cut: lengths.filter((n) => n > cap).length },
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+function inWorker(job: Job, options: ExperimentOptions): Promise<JobResult> {
+  const label = job.kind === 'table6' ? `table 6 ${job.init}` : `table 10 ${job.variant.label}`;
+  return runJobInWorker<JobResult>(__filename, 'narrativesJob', job, options, label);
+}
+
+// ------------------------------------------------------------------ tables, claims, figure
+
+/** Text of a cell the paper-numbers file has no number for. */
+export const NO_PAPER_NUMBER = 'n/a';
+
+/** The paper's Table 10 nocaps-val overall CIDEr of a row (none: Table 3's no-pre-training row). */
+export function table10Paper(label: string): string {
+  const cc12m = paperNumbers().cc12m;
+  const t10 = cc12m.table10_nocaps_val_overall_cider_by_pretraining_source as Record<string, number> | undefined;
+  const key = label === 'narratives' ? 'localized_narratives_oid' : label;
+  if (t10?.[key] !== undefined) return String(t10[key]);
+  const t3 = cc12m.table3_nocaps_val_overall_cider.finetuned_on_coco[label];
+  return t3 !== undefined ? `${t3} (Table 3)` : NO_PAPER_NUMBER;
+}
+
+const rowOf = (r: NarrativesResult, label: string) => r.table10.find((x) => x.label === label);
+
+/** Table 10: nocaps-val CIDEr (×100) per domain, test overall, zero-shot overall, mean ± std over seeds; the paper's overall. */
+export function table10Rows(perSeed: readonly NarrativesResult[]): Record<string, string>[] {
+  const labels = [...new Set(perSeed.flatMap((r) => r.table10.map((x) => x.label)))];
+  const over = (label: string, pick: (x: ResultRow) => number | undefined) => formatSpread(spread(perSeed.map((r) => pick(rowOf(r, label)!) ?? NaN)));
+  return labels.map((label) => ({
+    'pre-training': label,
+    'pre-training pairs': label === 'none' ? '0' : String(perSeed[0]!.pools[label] ?? '—'),
+    'pre-training steps': label === 'none' ? '0' : String(label === 'narratives' ? perSeed[0]!.plan.pretrainSteps : '(Table 3)'),
+    in: over(label, (x) => x.finetuned.in),
+    near: over(label, (x) => x.finetuned.near),
+    out: over(label, (x) => x.finetuned.out),
+    overall: over(label, (x) => x.finetuned.overall),
+    'test overall': over(label, (x) => x.test?.finetuned.overall),
+    'zero-shot overall': label === 'none' ? '—' : over(label, (x) => x.zeroShot?.overall),
+    'paper overall': table10Paper(label),
+  }));
+}
+
+/** Table 6: metrics (×100) on the held-out narratives, mean ± std over seeds; the paper's (n/a: not in paper-numbers.json). */
+export function table6Rows(perSeed: readonly NarrativesResult[]): Record<string, string>[] {
+  const inits = [...new Set(perSeed.flatMap((r) => r.table6.map((x) => x.init)))];
+  const over = (init: string, pick: (x: Table6Row) => number | undefined) =>
+    formatSpread(spread(perSeed.map((r) => pick(r.table6.find((x) => x.init === init)!) ?? NaN)));
+  return inits.map((init) => ({
+    'pre-training': init,
+    ...Object.fromEntries(TABLE6_METRICS.map((m) => [m, over(init, (x) => x.scores[m])])),
+    'object recall %': over(init, (x) => (x.recall === undefined ? undefined : 100 * x.recall)),
+    'CHAIR_s %': over(init, (x) => (x.chairS === undefined ? undefined : 100 * x.chairS)),
+    'tokens / caption': over(init, (x) => x.tokens),
+    'reference tokens / caption': over(init, (x) => x.referenceTokens),
+    'paper CIDEr': NO_PAPER_NUMBER,
+  }));
+}
+
+export interface NarrativesClaim {
+  table: string;
+  claim: string;
+  paper: string;
+  'measured (per seed)': string;
+  here: Verdict;
+}
+
+const signed = (xs: readonly number[]): string => xs.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+
+/**
+ * The claims, each a per-seed difference judged by `verdictOver`. Table 10 (nocaps val overall CIDEr):
+ * narratives as pre-training beat none, trail CC3M, trail CC12M. Table 6 (held-out narratives CIDEr):
+ * CC3M and CC12M pre-training beat none; CC12M beats CC3M.
+ */
+export function narrativesClaims(perSeed: readonly NarrativesResult[]): NarrativesClaim[] {
+  const overall = (r: NarrativesResult, label: string) => rowOf(r, label)?.finetuned.overall ?? NaN;
+  const cider = (r: NarrativesResult, init: string) => r.table6.find((x) => x.init === init)?.scores.CIDEr ?? NaN;
+  const t10 = (a: string, b: string, claim: string) => {
+    const d = perSeed.map((r) => overall(r, a) - overall(r, b));
+    return { table: 'Table 10', claim, paper: `${table10Paper(a)} vs ${table10Paper(b)}`, 'measured (per seed)': signed(d), here: verdictOver(d) };
+  };
+  const t6 = (a: string, b: string, claim: string) => {
+    const d = perSeed.map((r) => cider(r, a) - cider(r, b));
+    return {
+      table: 'Table 6',
+      claim,
+      paper: `${NO_PAPER_NUMBER} (no Table 6 number in paper-numbers.json)`,
+      'measured (per seed)': signed(d),
+      here: verdictOver(d),
+    };
+  };
+  const claims: NarrativesClaim[] = [
+    t10('narratives', 'none', 'narratives as pre-training beat no pre-training on nocaps (overall CIDEr)'),
+    t10('cc3m', 'narratives', 'CC3M beats narratives as pre-training on nocaps'),
+    t10('cc12m', 'narratives', 'CC12M beats narratives as pre-training on nocaps'),
+  ];
+  const inits = new Set(perSeed.flatMap((r) => r.table6.map((x) => x.init)));
+  if (inits.has('none') && inits.has('cc3m')) claims.push(t6('cc3m', 'none', 'pre-training on CC3M helps captioning narratives (CIDEr)'));
+  if (inits.has('none') && inits.has('cc12m')) claims.push(t6('cc12m', 'none', 'pre-training on CC12M helps captioning narratives (CIDEr)'));
+  if (inits.has('cc3m') && inits.has('cc12m')) claims.push(t6('cc12m', 'cc3m', 'CC12M pre-training beats CC3M pre-training on narratives (CIDEr)'));
+  return claims;
+}
+
+/** A plotly figure: Table 10's nocaps-val overall CIDEr per pre-training source, measured (mean ± std) beside the paper's. */
+export function table10Figure(perSeed: readonly NarrativesResult[]): { data: object[]; layout: object } {
+  const labels = [...new Set(perSeed.flatMap((r) => r.table10.map((x) => x.label)))];
+  const measured = labels.map((l) => spread(perSeed.map((r) => rowOf(r, l)?.finetuned.overall ?? NaN)));
+  const paper = labels.map((l) => parseFloat(table10Paper(l)));
+  return {
+    data: [
+      {
+        type: 'bar',
+        name: 'measured (world)',
+        marker: { color: '#1f77b4' },
+        x: labels,
+        y: measured.map((s) => Number(s.mean.toFixed(1))),
+        error_y: { type: 'data', array: measured.map((s) => Number((Number.isFinite(s.std) ? s.std : 0).toFixed(1))), visible: perSeed.length > 1 },
+      },
+      { type: 'bar', name: 'paper', marker: { color: '#7f7f7f' }, x: labels, y: paper.map((p) => (Number.isFinite(p) ? p : null)) },
+    ],
+    layout: {
+      title: { text: 'CC12M Table 10: nocaps val overall CIDEr by pre-training source (fine-tuned on COCO)' },
+      barmode: 'group',
+      xaxis: { title: { text: 'pre-training data' } },
+      yaxis: { title: { text: 'CIDEr ×100' } },
+      height: 360,
+    },
+  };
+}
+
+/** One line of what was reduced from the paper's setting, for the notebook. */
+export function describePlan(result: NarrativesResult, recipe: Recipe): string {
+  const n = result.narratives;
+  return (
+    `narratives: ${n.images} images (${n.train} train / ${n.test} held out for Table 6); Table 10's narratives row pre-trains ` +
+    `${result.plan.pretrainSteps} steps (Table 3's rows: ${recipe.pretrain.steps}); Table 6 trains ${result.plan.captioning.steps} steps ` +
+    `(batch ${result.plan.captioning.batchSize}); caption length cap ${n.tokenCap} tokens (paper: ${PAPER_NARRATIVES_MAX_LEN}; ` +
+    `${n.cut} of ${n.images} narratives are longer, up to ${n.longest}, and lose their tail); Table 6 decoder: ${describeDecoder(narrativesDecode(recipe))}`
+  );
+}
