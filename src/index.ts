@@ -74,6 +74,7 @@ export { visualFromSpec, type FeatureSpec } from './experiments/visual';
 export * as datasets from './experiments/cc3m-dataset';
 export * as cocoBenchmark from './experiments/cc12m-coco';
 export * as narratives from './experiments/narratives';
+export * as captioners from './experiments/cc3m-captioners';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';

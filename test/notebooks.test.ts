@@ -423,6 +423,69 @@ test('11-ablations: masking-rate grid (Table 11), objectives (Table 12) and CC12
   assert.equal(nb.withMime(PLOTLY).length, 3, 'Table 11 CIDEr and loss curves, Fig. 6 curves');
 });
 
+// Trains its own 8 runs (a few minutes on 2 cores the first time; reused afterwards) on the world 03 builds.
+test('05-cc3m-captioners: CC3M Tables 5-7 beside the paper, Table 4 from the judge, claims', { timeout: 20 * MINUTE }, async (t) => {
+  const nb = await run(t, '05-cc3m-captioners.ipynb', 18 * MINUTE);
+  if (!nb) return;
+  assert.match(nb.printed, /training: adagrad lr 0\.01, batch 25, \d+ steps, captions ≤ 15 tokens, vocabulary min count 4, tied embeddings; decoding beam4/);
+  const runs = /runs: (\d+) of (\d+) found finished and reused, (\d+) trained now/.exec(nb.printed);
+  assert.ok(runs, 'the reuse line');
+  assert.ok(Number(runs[2]) > 0 && Number(runs[2]) % 8 === 0, '2 models × 2 feature modes × 2 training sets per seed');
+  const labels = ['RNN 1×1', 'RNN 8×8', 'T2T 1×1', 'T2T 8×8'];
+  const papers: Record<string, string[]> = {
+    'CC3M Table 5: COCO-like test': ['CIDEr', 'ROUGE-L', 'METEOR', '104.4', '69.8', '35.4', '34.5'],
+    'CC3M Table 6: Conceptual-like test': ['CIDEr', 'ROUGE-L', 'SPICE', '167.6', '33.6', '25.7', '18.3'],
+    'CC3M Table 7: Flickr-like test': ['CIDEr', 'ROUGE-L', 'SPICE', '35.9', '41.6', '22.7', '6.6'],
+  };
+  for (const [title, cells] of Object.entries(papers)) {
+    const table: string | undefined = nb.tables.find((h) => h.includes(title));
+    assert.ok(table, title);
+    for (const label of labels) assert.equal(table.split(`<td>${label}</td>`).length - 1, 2, `${title}: ${label} trained on each set`);
+    for (const training of ['COCO-like', 'Conceptual-like']) assert.equal(table.split(`<td>${training}</td>`).length - 1, 4, `${title}: ${training}`);
+    for (const cell of cells.slice(0, 3)) assert.ok(table.includes(`<th>${cell}</th>`) && table.includes(`<th>paper ${cell}</th>`), `${title}: ${cell}`);
+    for (const paper of cells.slice(3)) assert.ok(table.includes(`<td>${paper}</td>`), `${title}: paper number ${paper}`);
+    // every measured cell is a number ×100
+    const measured: string[] = [...table.matchAll(/<tr><td>[^<]+<\/td><td>[^<]+<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)].flatMap((m) =>
+      m.slice(1),
+    );
+    assert.equal(measured.length, 24, `${title}: 8 rows × 3 metrics`);
+    // one value, or mean ± std over seeds
+    for (const v of measured) assert.match(v, /^\d+\.\d( ± \d+\.\d)?$/, `${title}: measured ${v}`);
+  }
+  const judge = nb.tables.find((h) => h.includes('CC3M Table 4 on the tiny world'));
+  assert.ok(judge, 'the Table 4 stand-in');
+  for (const column of ['GOOD %', 'CHAIR_s %', 'CHAIR_i %', 'paper 1+ GOOD %', 'paper 3+ GOOD %']) assert.ok(judge.includes(`<th>${column}</th>`), column);
+  for (const paper of ['39.0', '27.6', '17.3', '65.9', '50.6', '35.5']) assert.ok(judge.includes(`<td>${paper}</td>`), `paper number ${paper}`);
+  assert.equal(judge.split('<td>n/a</td>').length - 1, 12, 'the paper rated only the 8×8 models: the 1×1 rows read n/a');
+  assert.ok(
+    nb.tables.some((h) => h.includes('How many different captions each run gives')),
+    'the distinct-captions table',
+  );
+  const claims = nb.tables.find((h) => h.includes('CC3M Tables 4–7: the paper&#39;s claims checked'));
+  assert.ok(claims, 'the claims table');
+  for (const claim of [
+    'COCO-trained beats Conceptual-trained on the COCO-like test (CIDEr)',
+    'Conceptual-trained models hallucinate less than COCO-trained on Flickr-like (CHAIR_s)',
+  ])
+    assert.ok(claims.includes(claim), claim);
+  const verdicts = [...claims.matchAll(/<td>(holds|does not hold|not measured)<\/td><\/tr>/g)].map((m) => m[1]);
+  assert.equal(verdicts.length, 8, 'a verdict per claim');
+  assert.ok(!verdicts.includes('not measured'), 'every claim measured on the world');
+  assert.match(nb.printed, /\d+ of 8 claims hold( on every seed)?; \d+ do not hold; 0 not measured\./);
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: string[]; y: number[] }[] });
+  assert.equal(figures.length, 2, 'CIDEr bars and the judge bars');
+  assert.deepEqual(
+    figures[0]!.data.map((d) => d.name),
+    ['coco-like test', 'conceptual-like test', 'flickr-like test'],
+  );
+  for (const trace of figures[0]!.data) assert.equal(trace.x.length, 8);
+  for (const trace of figures[1]!.data)
+    assert.ok(
+      trace.y.every((y) => y >= 0 && y <= 100),
+      `${trace.name}: percentages`,
+    );
+});
+
 // Trains the four Table 8 rows of seed 0 (about two minutes on 2 cores; the world and features are 03's) or reads them back.
 test('08-table8: retrieval R@1/5/10 both ways beside the paper, zero-shot, claims, ViLBERT not compared', { timeout: 15 * MINUTE }, async (t) => {
   const nb = await run(t, '08-table8-retrieval.ipynb', 13 * MINUTE);

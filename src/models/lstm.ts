@@ -198,8 +198,11 @@ export class LstmCaptioner implements CaptionModel {
     const wx = w.slice([0, 0], [inDim, 4 * H]);
     const wh = w.slice([inDim, 0], [H, 4 * H]);
     const xg = tf.add(tf.matMul(x.reshape([B * T, inDim]), wx), this.params.need(`${name}_b`)).reshape([B, T, 4 * H]);
-    const steps = tf.unstack(xg, 1) as TF.Tensor2D[];
-    const keep = mask ? (tf.unstack(mask.toFloat().reshape([B, T, 1]), 1) as TF.Tensor2D[]) : null;
+    // tfjs's Unpack gradient fails on a one-step unstack (it gets the lone gradient unwrapped, not as a list):
+    // a 1×1 visual sequence is one step, so that case is a reshape
+    const perStep = (t: TF.Tensor, width: number): TF.Tensor2D[] => (T === 1 ? [t.reshape([B, width])] : (tf.unstack(t, 1) as TF.Tensor2D[]));
+    const steps = perStep(xg, 4 * H);
+    const keep = mask ? perStep(mask.toFloat().reshape([B, T, 1]), 1) : null;
     let h = h0;
     let c = c0;
     const outputs: TF.Tensor2D[] = [];

@@ -1,0 +1,713 @@
+/**
+ * CC3M Tables 4–7 (Sharma et al., ACL 2018, §5): captioners trained on COCO or on Conceptual Captions and scored
+ * on three test sets, for notebooks/05-cc3m-captioners.ipynb.
+ *
+ * The paper's grid is 2 models × 2 visual feature modes × 2 training sets = 8 runs:
+ *  - models: RNN (the LSTM encoder–decoder of src/models/lstm.ts) and T2T (the Transformer of
+ *    src/models/transformer.ts), both with tied input/output embeddings;
+ *  - features: 1×1 (one global vector, feature mode `global`) or 8×8 (the 64-position grid, `grid`);
+ *  - training: COCO (the world's coco-train split) or Conceptual (the train part of the CC3M-filtered web pool, the
+ *    pool `prepareWorldInputs` filters for every experiment, split by URL hash as notebook 02's Table 3 does).
+ *
+ * CC3M's training settings: Adagrad at 0.01, batch 25, captions cut to 15 tokens, vocabulary words seen ≥ 4 times,
+ * beam 4. Only the number of steps is the recipe's own (the paper trained for millions).
+ *
+ * Each run is scored on (Table 5) the COCO-like test — the world's coco-val split, never used for a choice here —
+ * with CIDEr, ROUGE-L and METEOR; (Table 6) the Conceptual-like test, the pool's held-out test part, one reference
+ * each, with CIDEr, ROUGE-L and SPICE (cckit's, src/metrics/spice.ts); (Table 7) the Flickr-like split with CIDEr,
+ * ROUGE-L and SPICE. Table 4's human ratings (GOOD by 1+, 2+, 3 of 3 raters on Flickr 1K) are replaced by the
+ * ground-truth judge of src/metrics/grounding.ts on the Flickr-like captions: the share judged GOOD (names an object
+ * the image shows and none it does not) and the hallucination rates CHAIR_s / CHAIR_i.
+ *
+ * Every run is a folder under `runs/` (its id hashes its config and inputs: a finished one is reused), and each test
+ * split's captions and scores are stored in it (`predictions/`, `scores/`), so a rerun decodes nothing.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { DECODE_PRESETS, describeDecoder, evaluateRun, type DecodeSettings } from '../decode';
+import type { CaptionGrounding, GroundingFigures } from '../metrics/grounding';
+import { paperNumbers } from '../report/paper';
+import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR, type LogLine } from '../runs/layout';
+import { readEvalImages, readExamples, type EvalImage } from '../train/data';
+import type { ModelSpec } from '../train/models';
+import type { AdagradConfig } from '../train/optimizers';
+import { train, type TrainConfig } from '../train/trainer';
+import type { WorkerPort } from '../util/workers';
+import type { BackboneName } from '../vision';
+import type { WorldPresetName } from '../world/splits';
+import type { VisualMode } from '../models/visual-input';
+import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from './cc3m-dataset';
+import { decodeSplit } from './evaluate';
+import { RECIPES, type Recipe } from './recipe';
+import { prepareWorldInputs, reportToParent, runJobInWorker } from './runner';
+import { formatSpread, spread } from './seeds';
+import { visualFromSpec, type FeatureSpec } from './visual';
+
+export const CAPTIONER_MODELS = ['RNN', 'T2T'] as const;
+export type CaptionerModel = (typeof CAPTIONER_MODELS)[number];
+export const CAPTIONER_FEATURES = ['1x1', '8x8'] as const;
+export type CaptionerFeatures = (typeof CAPTIONER_FEATURES)[number];
+export const CAPTIONER_TRAINING = ['coco', 'conceptual'] as const;
+export type CaptionerTraining = (typeof CAPTIONER_TRAINING)[number];
+export const CAPTIONER_TESTS = ['coco', 'conceptual', 'flickr'] as const;
+export type CaptionerTest = (typeof CAPTIONER_TESTS)[number];
+
+/** The paper's tables over the test sets: which test, which metrics (coco-caption names), which paper-numbers key. */
+export const CAPTIONER_TABLES = {
+  table5: { test: 'coco', metrics: ['CIDEr', 'ROUGE_L', 'METEOR'], paperKey: 'table5_coco_c40', title: 'CC3M Table 5: COCO-like test' },
+  table6: { test: 'conceptual', metrics: ['CIDEr', 'ROUGE_L', 'SPICE'], paperKey: 'table6_conceptual_test', title: 'CC3M Table 6: Conceptual-like test' },
+  table7: { test: 'flickr', metrics: ['CIDEr', 'ROUGE_L', 'SPICE'], paperKey: 'table7_flickr1k', title: 'CC3M Table 7: Flickr-like test' },
+} as const satisfies Record<string, { test: CaptionerTest; metrics: readonly string[]; paperKey: string; title: string }>;
+export type CaptionerTable = keyof typeof CAPTIONER_TABLES;
+
+/** Every metric a test split is scored with (the union of the tables' columns). */
+export const CAPTIONER_METRICS = ['CIDEr', 'ROUGE_L', 'METEOR', 'SPICE'] as const;
+
+/** The grid's recipe, all plain data. */
+export interface Cc3mCaptionerRecipe {
+  /** World preset and seed (the world `prepareWorldInputs` builds and filters, shared with the other notebooks). */
+  preset: WorldPresetName;
+  seed: number;
+  backbone: BackboneName;
+  /** Model per row kind; both tie the output projection to the word embeddings (CC3M §4.1). */
+  models: Record<CaptionerModel, ModelSpec>;
+  /** Feature mode per setting: 1×1 = the global vector, 8×8 = the grid. */
+  features: Record<CaptionerFeatures, VisualMode>;
+  optimizer: AdagradConfig;
+  batchSize: number;
+  /** Training steps of every run (the recipe's one departure from the paper's scale). */
+  steps: number;
+  /** Caption tokens kept in training (CC3M: 15). */
+  maxCaptionLen: number;
+  /** Vocabulary: words seen at least this often in the run's training captions (CC3M: 4). */
+  minCount: number;
+  clipNorm: number;
+  decode: DecodeSettings;
+  /** How the CC3M pool is split by URL hash (notebook 02's split); the test part is the Conceptual-like test. */
+  splits: SplitFractions;
+  /** Runs trained at once, each in its own worker thread (2: one per core here). */
+  concurrency: number;
+}
+
+const cc3mTraining = {
+  optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' } as AdagradConfig,
+  batchSize: 25,
+  maxCaptionLen: 15,
+  minCount: 4,
+  clipNorm: 5,
+  // CC3M's beam of 4; captions decoded up to the 15 tokens the models were trained on
+  decode: { ...DECODE_PRESETS.cc3m, maxLen: 15 } as DecodeSettings,
+  splits: { ...DEFAULT_SPLIT_FRACTIONS },
+  concurrency: 2,
+};
+
+/**
+ * Presets. `tiny` runs the 8 runs in a few minutes on 2 cores: 400 steps of batch 25 each (10,000 captions: one pass
+ * over the COCO-like split's 10,000, about 23 passes over the Conceptual-like train part's ~430), the tiny model
+ * widths (128). `small` is the same grid at a larger world and width, 3,000 steps.
+ */
+export const CC3M_CAPTIONER_RECIPES: Record<'tiny' | 'small', Cc3mCaptionerRecipe> = {
+  tiny: {
+    preset: 'tiny',
+    seed: 0,
+    backbone: 'world-cnn',
+    models: {
+      RNN: { kind: 'lstm', size: 'tiny', overrides: { tieEmbeddings: true } },
+      T2T: { kind: 'transformer', size: 'tiny', overrides: { tieEmbeddings: true } },
+    },
+    features: { '1x1': 'global', '8x8': 'grid' },
+    steps: 400,
+    ...cc3mTraining,
+  },
+  small: {
+    preset: 'small',
+    seed: 0,
+    backbone: 'world-cnn',
+    models: {
+      RNN: { kind: 'lstm', size: 'small', overrides: { tieEmbeddings: true } },
+      T2T: { kind: 'transformer', size: 'small', overrides: { tieEmbeddings: true } },
+    },
+    features: { '1x1': 'global', '8x8': 'grid' },
+    steps: 3000,
+    ...cc3mTraining,
+  },
+};
+
+/** One of the 8 runs. `label` is the paper-numbers key ("T2T8x8_conceptual"). */
+export interface CaptionerVariant {
+  label: string;
+  model: CaptionerModel;
+  features: CaptionerFeatures;
+  training: CaptionerTraining;
+}
+
+/** The grid in the paper's row order: COCO-trained first, RNN before T2T, 1×1 before 8×8. */
+export function captionerVariants(): CaptionerVariant[] {
+  return CAPTIONER_TRAINING.flatMap((training) =>
+    CAPTIONER_MODELS.flatMap((model) => CAPTIONER_FEATURES.map((features) => ({ label: `${model}${features}_${training}`, model, features, training }))),
+  );
+}
+
+/** The data of the grid: training files and the three test splits. */
+export interface CaptionerInputs {
+  cocoTrain: string;
+  /** Conceptual training captions (TSV, caption first). */
+  conceptualTrain: string;
+  /** COCO-format captions files of the COCO-like and Flickr-like tests (the world's carry each image's objects). */
+  cocoTest: string;
+  flickrTest: string;
+  /** The Conceptual-like test as EvalImage[] (JSON): one reference each, objects from the world's truth. */
+  conceptualTest: string;
+  imageRoot?: string;
+}
+
+/** Real files for the `REAL` switch: COCO train/test, a Conceptual TSV split in train and test, a Flickr-format test. */
+export interface CaptionerRealData {
+  cocoTrain: string;
+  cocoTest: string;
+  conceptualTrain: string;
+  conceptualTest: string;
+  flickrTest: string;
+  imageRoot?: string;
+}
+
+/** A pool's rows (caption, URL) split by URL hash into train and test (validation rows are left out, as in CC3M). */
+export function splitPool(rows: readonly { caption: string; url: string }[], fractions: SplitFractions): { train: typeof rows; test: typeof rows } {
+  const train: { caption: string; url: string }[] = [];
+  const test: { caption: string; url: string }[] = [];
+  for (const row of rows) {
+    const split = splitOf(row.url, fractions);
+    if (split === 'train') train.push(row);
+    else if (split === 'test') test.push(row);
+  }
+  return { train, test };
+}
+
+/** Test rows as evaluation images: one reference each; `truth` (URL → concepts) gives the judge its objects. */
+export function conceptualTestImages(rows: readonly { caption: string; url: string }[], truth?: ReadonlyMap<string, readonly string[]>): EvalImage[] {
+  return rows.map((row, i) => {
+    const objects = truth?.get(row.url);
+    return { key: row.url, imageId: i, references: [row.caption], ...(objects ? { objects: [...objects] } : {}) };
+  });
+}
+
+const tsvRows = async (file: string) => (await readExamples({ kind: 'tsv', path: file })).map((e) => ({ caption: e.caption, url: e.key }));
+
+/** Writes `rows` as a caption-first TSV (the layout the pipelines write), creating the folder. */
+function writeTsv(file: string, rows: readonly { caption: string; url: string }[]): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const text = rows.map((r) => `${r.caption.replace(/[\t\n]/g, ' ')}\t${r.url}`).join('\n') + '\n';
+  if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) fs.writeFileSync(file, text);
+}
+
+/** The world (built and filtered by `prepareWorldInputs` on first use, shared with the other notebooks) or real files. */
+export async function prepareCaptionerInputs(
+  recipe: Cc3mCaptionerRecipe,
+  options: { cacheDir?: string; real?: CaptionerRealData; say?: (line: string) => void } = {},
+): Promise<CaptionerInputs> {
+  if (options.real) {
+    const r = options.real;
+    const dir = path.join(options.cacheDir ?? '.cckit-cache', 'real-cc3m-captioners');
+    const conceptualTest = path.join(dir, 'conceptual-test.json');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(conceptualTest, JSON.stringify(conceptualTestImages(await tsvRows(r.conceptualTest))));
+    return {
+      cocoTrain: r.cocoTrain,
+      conceptualTrain: r.conceptualTrain,
+      cocoTest: r.cocoTest,
+      flickrTest: r.flickrTest,
+      conceptualTest,
+      imageRoot: r.imageRoot,
+    };
+  }
+  const base: Recipe = { ...RECIPES[recipe.preset === 'small' ? 'small' : 'tiny'], preset: recipe.preset, seed: recipe.seed };
+  const inputs = await prepareWorldInputs(base, { cacheDir: options.cacheDir, say: options.say });
+  const root = path.dirname(path.dirname(inputs.cocoTrain));
+  const { train: trainRows, test } = splitPool(await tsvRows(inputs.pools.cc3m), recipe.splits);
+  const truth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
+  const dir = path.join(root, 'cc3m-captioners');
+  const conceptualTrain = path.join(dir, 'conceptual-train.tsv');
+  const conceptualTest = path.join(dir, 'conceptual-test.json');
+  writeTsv(conceptualTrain, trainRows);
+  fs.writeFileSync(conceptualTest, JSON.stringify(conceptualTestImages(test, new Map([...truth].map(([url, t]) => [url, t.concepts])))));
+  return { cocoTrain: inputs.cocoTrain, conceptualTrain, cocoTest: inputs.cocoVal, flickrTest: path.join(root, 'flickr', 'captions.json'), conceptualTest };
+}
+
+/** The features of one setting, as plain data. */
+export function captionerFeatureSpec(recipe: Cc3mCaptionerRecipe, features: CaptionerFeatures, cacheDir?: string): FeatureSpec {
+  return { backbone: recipe.backbone, mode: recipe.features[features], tags: false, ...(cacheDir ? { cacheDir } : {}) };
+}
+
+/** The TrainConfig of one variant (its run id hashes it with the training file's contents and the features). */
+export function captionerTrainConfig(recipe: Cc3mCaptionerRecipe, variant: CaptionerVariant, inputs: CaptionerInputs): TrainConfig {
+  const source: TrainConfig['data']['train'][number] =
+    variant.training === 'coco'
+      ? { kind: 'coco', path: inputs.cocoTrain, ...(inputs.imageRoot ? { imageRoot: inputs.imageRoot } : {}) }
+      : { kind: 'tsv', path: inputs.conceptualTrain };
+  return {
+    name: `cc3m-${variant.label.toLowerCase()}`,
+    seed: recipe.seed,
+    model: recipe.models[variant.model],
+    data: { train: [source], maxCaptionLen: recipe.maxCaptionLen },
+    vocab: { minCount: recipe.minCount },
+    objectives: { ic: 1 },
+    optimizer: recipe.optimizer,
+    batchSize: recipe.batchSize,
+    steps: recipe.steps,
+    clipNorm: recipe.clipNorm,
+    checkpointEvery: recipe.steps,
+  };
+}
+
+/** The evaluation images of a test split. */
+export function testImages(inputs: CaptionerInputs, test: CaptionerTest): EvalImage[] {
+  if (test === 'conceptual') return JSON.parse(fs.readFileSync(inputs.conceptualTest, 'utf8')) as EvalImage[];
+  return readEvalImages({ path: test === 'coco' ? inputs.cocoTest : inputs.flickrTest, imageRoot: inputs.imageRoot });
+}
+
+/** The judge's figures of one test's captions, with the GOOD share (CC3M Table 4's stand-in). */
+export interface JudgedFigures extends GroundingFigures {
+  /** Share of captions naming at least one object the image shows and none it does not. */
+  good: number;
+}
+
+/** One test split's scores (×1, as coco-caption gives them) and, on world data, the judge's figures. */
+export interface TestScores {
+  metrics: Record<(typeof CAPTIONER_METRICS)[number], number>;
+  judged?: JudgedFigures;
+  images: number;
+}
+
+/** One run's row. */
+export interface CaptionerRow extends CaptionerVariant {
+  run: string;
+  /** Vocabulary size of the run (COCO vs Conceptual vocabularies). */
+  vocabSize: number;
+  tests: Record<CaptionerTest, TestScores>;
+  /** Whether this call trained the run (false: a finished run was reused). */
+  trained: boolean;
+  /** Test splits decoded in this call (0: every one read from the run). */
+  captioned: number;
+}
+
+export interface CaptionerResult {
+  seed: number;
+  recipe: Cc3mCaptionerRecipe;
+  rows: CaptionerRow[];
+  /** Training examples (captions) and test images. */
+  sizes: { cocoTrain: number; conceptualTrain: number } & Record<CaptionerTest, number>;
+  seconds: number;
+}
+
+/** GOOD as notebook 02 defines it: a present object named (by name or kind) and no absent one. */
+export function isGoodVerdict(v: Pick<CaptionGrounding, 'named' | 'hallucinated'> & { byKind?: readonly string[] }): boolean {
+  return v.named.length + (v.byKind?.length ?? 0) > 0 && v.hallucinated.length === 0;
+}
+
+const splitName = (test: CaptionerTest) => `cc3m-${test}-test`;
+
+/** The stored scores of one test split (`cc3m-<test>-test`), when they are there for this decoder and carry every metric. */
+export function storedTest(runDir: string, test: CaptionerTest, decoder: string): TestScores | undefined {
+  const split = splitName(test);
+  if (!fs.existsSync(path.join(runDir, SCORES_DIR, `${split}.json`)) || !fs.existsSync(path.join(runDir, PREDICTIONS_DIR, `${split}.json`))) return undefined;
+  const predictions = readPredictions(runDir, split);
+  const scores = readScores(runDir, split);
+  if (!scores || predictions.decoder !== decoder || !CAPTIONER_METRICS.every((m) => Number.isFinite(scores.corpus[m]))) return undefined;
+  const metrics = Object.fromEntries(CAPTIONER_METRICS.map((m) => [m, scores.corpus[m]!])) as TestScores['metrics'];
+  const overall = scores.grounding?.overall;
+  const verdicts = predictions.items.map((i) => i.grounding);
+  const judged =
+    overall && verdicts.every((v) => v !== undefined)
+      ? { ...overall, specificRecall: overall.specificRecall ?? NaN, good: verdicts.filter((v) => isGoodVerdict(v!)).length / Math.max(1, verdicts.length) }
+      : undefined;
+  return { metrics, ...(judged ? { judged } : {}), images: predictions.items.length };
+}
+
+interface VariantJob {
+  recipe: Cc3mCaptionerRecipe;
+  variant: CaptionerVariant;
+  inputs: CaptionerInputs;
+  runsRoot: string;
+  cacheDir?: string;
+}
+
+/** Trains (or reuses) one run and scores it on the three tests (or reads the stored scores). */
+export async function runCaptionerVariant(
+  job: VariantJob,
+  hooks: { say?: (line: string) => void; progress?: (task: string, done: number, total: number) => void; onLog?: (run: string, line: LogLine) => void } = {},
+): Promise<CaptionerRow> {
+  const { recipe, variant, inputs } = job;
+  const say = hooks.say ?? (() => {});
+  const visual = await visualFromSpec(captionerFeatureSpec(recipe, variant.features, job.cacheDir));
+  const config = captionerTrainConfig(recipe, variant, inputs);
+  say(`training ${config.name} (${config.steps} steps)`);
+  const run = await train(config, {
+    runsRoot: job.runsRoot,
+    visual,
+    logger: say,
+    onLog: hooks.onLog ? (line) => hooks.onLog!(variant.label, line) : undefined,
+    progress: hooks.progress ? (done, total) => hooks.progress!(variant.label, done, total) : undefined,
+  });
+  const decoder = describeDecoder(recipe.decode);
+  const tests = {} as Record<CaptionerTest, TestScores>;
+  let captioned = 0;
+  for (const test of CAPTIONER_TESTS) {
+    const stored = storedTest(run.dir, test, decoder);
+    if (stored) {
+      tests[test] = stored;
+      continue;
+    }
+    const images = testImages(inputs, test);
+    say(`captioning the ${test}-like test (${images.length} images) with ${variant.label}`);
+    const captions = await decodeSplit(run.dir, images, visual, {
+      decode: recipe.decode,
+      progress: hooks.progress ? (done, total) => hooks.progress!(`caption ${variant.label} ${test}`, done, total) : undefined,
+    });
+    const cases = images.map((img) => ({
+      imageId: String(img.imageId),
+      references: img.references,
+      candidate: captions.get(String(img.imageId)) ?? '',
+      ...(img.objects ? { objects: img.objects } : {}),
+    }));
+    const evaluated = evaluateRun(cases, { runDir: run.dir, split: splitName(test), decoder, metrics: ['rouge', 'cider', 'meteor', 'spice'] });
+    const metrics = Object.fromEntries(CAPTIONER_METRICS.map((m) => [m, evaluated.corpus[m]!])) as TestScores['metrics'];
+    const verdicts = evaluated.groundingPerCase;
+    tests[test] = {
+      metrics,
+      ...(evaluated.grounding && verdicts
+        ? { judged: { ...evaluated.grounding.overall, good: verdicts.filter(isGoodVerdict).length / Math.max(1, verdicts.length) } }
+        : {}),
+      images: images.length,
+    };
+    captioned++;
+  }
+  return { ...variant, run: run.id, vocabSize: run.vocab.size, tests, trained: run.stepsRun > 0, captioned };
+}
+
+/** Worker side of `runCaptionerVariant` (src/util/workers.ts). */
+export async function captionerVariantJob(job: VariantJob, port: WorkerPort): Promise<CaptionerRow> {
+  return runCaptionerVariant(job, reportToParent(port));
+}
+
+export interface CaptionerOptions {
+  runsRoot?: string;
+  cacheDir?: string;
+  real?: CaptionerRealData;
+  say?: (line: string) => void;
+  progress?: (task: string, done: number, total: number) => void;
+  onLog?: (run: string, line: LogLine) => void;
+  /** Only these variants (labels); default all 8. */
+  only?: readonly string[];
+}
+
+/** The grid for one seed: inputs, features once (one writer), then the runs `recipe.concurrency` at a time. */
+export async function runCc3mCaptioners(recipe: Cc3mCaptionerRecipe, options: CaptionerOptions = {}): Promise<CaptionerResult> {
+  const started = Date.now();
+  const say = options.say ?? (() => {});
+  const runsRoot = options.runsRoot ?? 'runs';
+  const inputs = await prepareCaptionerInputs(recipe, { cacheDir: options.cacheDir, real: options.real, say });
+  const cocoExamples = await readExamples({ kind: 'coco', path: inputs.cocoTrain, ...(inputs.imageRoot ? { imageRoot: inputs.imageRoot } : {}) });
+  const conceptualExamples = await readExamples({ kind: 'tsv', path: inputs.conceptualTrain });
+  const tests = Object.fromEntries(CAPTIONER_TESTS.map((t) => [t, testImages(inputs, t)])) as Record<CaptionerTest, EvalImage[]>;
+  const keys = [...new Set([...cocoExamples, ...conceptualExamples].map((e) => e.key).concat(CAPTIONER_TESTS.flatMap((t) => tests[t].map((i) => i.key))))];
+  // every mode reads the same stored features: extracting them once covers 1×1 and 8×8
+  const visual = await visualFromSpec(captionerFeatureSpec(recipe, '1x1', options.cacheDir), { progress: options.progress });
+  say(`visual features (${recipe.backbone}) for ${keys.length} images`);
+  await visual.prepare(keys);
+  const variants = captionerVariants().filter((v) => !options.only || options.only.includes(v.label));
+  const jobs = variants.map((variant) => ({ recipe, variant, inputs, runsRoot, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) }));
+  const hooks = { say: options.say, progress: options.progress, onLog: options.onLog };
+  const rows: CaptionerRow[] = new Array(jobs.length);
+  if (recipe.concurrency <= 1) {
+    for (const [i, job] of jobs.entries()) rows[i] = await runCaptionerVariant(job, hooks);
+  } else {
+    // the slowest runs first (the RNN over 64 grid positions, then the 8×8 Transformer), so the lanes end together
+    const cost = (v: CaptionerVariant) => (v.features === '8x8' ? (v.model === 'RNN' ? 0 : 1) : 2);
+    const order = jobs.map((_, i) => i).sort((a, b) => cost(jobs[a]!.variant) - cost(jobs[b]!.variant) || a - b);
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < order.length) {
+        const i = order[next++]!;
+        rows[i] = await runJobInWorker<CaptionerRow>(__filename, 'captionerVariantJob', jobs[i], hooks, jobs[i]!.variant.label);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(recipe.concurrency, jobs.length) }, lane));
+  }
+  return {
+    seed: recipe.seed,
+    recipe,
+    rows,
+    sizes: {
+      cocoTrain: cocoExamples.length,
+      conceptualTrain: conceptualExamples.length,
+      coco: tests.coco.length,
+      conceptual: tests.conceptual.length,
+      flickr: tests.flickr.length,
+    },
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+// ------------------------------------------------------------------ tables, paper numbers, claims
+
+/** Shown where paper-numbers.json has no number for a cell. */
+export const NO_PAPER_NUMBER = 'n/a';
+
+/** The paper's value of one cell (its scale: CIDEr 1.044, ROUGE-L 0.698), or undefined when the file has none. */
+export function captionerPaper(table: CaptionerTable, label: string, metric: string): number | undefined {
+  const cc3m = paperNumbers().cc3m as Record<string, unknown>;
+  const t = cc3m[CAPTIONER_TABLES[table].paperKey] as { columns?: string[] } & Record<string, unknown>;
+  const column = t?.columns?.indexOf(metric.replace('_', '-'));
+  const row = t?.[label];
+  if (column === undefined || column < 0 || !Array.isArray(row)) return undefined;
+  const value: unknown = row[column];
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** The paper's Table 4 (share of Flickr 1K captions rated GOOD by 1+, 2+, 3 of 3 raters), or undefined. */
+export function captionerPaperGood(label: string, raters: '1+' | '2+' | '3+'): number | undefined {
+  const t = (paperNumbers().cc3m as Record<string, unknown>).table4_human_eval_flickr1k as { columns?: string[] } & Record<string, unknown>;
+  const column = t?.columns?.indexOf(raters);
+  const row = t?.[label];
+  if (column === undefined || column < 0 || !Array.isArray(row)) return undefined;
+  const value: unknown = row[column];
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** Mean ± std over seeds (one value with one seed), ×100, or n/a for the paper. */
+const over = (values: readonly number[]) => formatSpread(spread(values.map((v) => 100 * v)));
+const paperCell = (v: number | undefined) => (v === undefined ? NO_PAPER_NUMBER : (100 * v).toFixed(1));
+const rowsByLabel = (results: readonly CaptionerResult[], label: string) => results.map((r) => r.rows.find((row) => row.label === label));
+
+/** The metric columns' header: "ROUGE-L" for ROUGE_L. */
+export const metricName = (m: string) => m.replace('_', '-');
+
+/**
+ * One of Tables 5–7: per run, the measured metrics (×100; mean ± std over seeds) beside the paper's (×100, n/a
+ * where paper-numbers.json has none).
+ */
+export function captionerTableRows(results: readonly CaptionerResult[], table: CaptionerTable): Record<string, string>[] {
+  const spec = CAPTIONER_TABLES[table];
+  return captionerVariants()
+    .filter((v) => results.some((r) => r.rows.some((row) => row.label === v.label)))
+    .map((v) => {
+      const rows = rowsByLabel(results, v.label);
+      const cells: Record<string, string> = {
+        model: `${v.model} ${v.features.replace('x', '×')}`,
+        'trained on': v.training === 'coco' ? 'COCO-like' : 'Conceptual-like',
+      };
+      for (const m of spec.metrics) cells[metricName(m)] = over(rows.map((r) => r?.tests[spec.test].metrics[m] ?? NaN));
+      for (const m of spec.metrics) cells[`paper ${metricName(m)}`] = paperCell(captionerPaper(table, v.label, m));
+      return cells;
+    });
+}
+
+/**
+ * Table 4's stand-in: the judge on the Flickr-like captions (% GOOD, CHAIR_s, CHAIR_i, recall) beside the paper's
+ * share of captions rated GOOD by 1+, 2+ and 3 of 3 raters (the paper rated only the 8×8 models).
+ */
+export function captionerJudgeRows(results: readonly CaptionerResult[], test: CaptionerTest = 'flickr'): Record<string, string>[] {
+  return captionerVariants()
+    .filter((v) => results.some((r) => r.rows.some((row) => row.label === v.label)))
+    .map((v) => {
+      const rows = rowsByLabel(results, v.label);
+      const pick = (k: keyof JudgedFigures) => over(rows.map((r) => r?.tests[test].judged?.[k] ?? NaN));
+      return {
+        model: `${v.model} ${v.features.replace('x', '×')}`,
+        'trained on': v.training === 'coco' ? 'COCO-like' : 'Conceptual-like',
+        'GOOD %': pick('good'),
+        'CHAIR_s %': pick('chairS'),
+        'CHAIR_i %': pick('chairI'),
+        'recall %': pick('recall'),
+        'paper 1+ GOOD %': paperCell(captionerPaperGood(v.label, '1+')),
+        'paper 2+ GOOD %': paperCell(captionerPaperGood(v.label, '2+')),
+        'paper 3+ GOOD %': paperCell(captionerPaperGood(v.label, '3+')),
+      };
+    });
+}
+
+/** A value of one run on one test: a metric, or a judge figure (`judge:chairS`). */
+export type CaptionerMeasure = (typeof CAPTIONER_METRICS)[number] | `judge:${keyof JudgedFigures}`;
+
+export function measureOf(row: CaptionerRow | undefined, test: CaptionerTest, measure: CaptionerMeasure): number {
+  if (!row) return NaN;
+  if (measure.startsWith('judge:')) return row.tests[test].judged?.[measure.slice(6) as keyof JudgedFigures] ?? NaN;
+  return row.tests[test].metrics[measure as (typeof CAPTIONER_METRICS)[number]] ?? NaN;
+}
+
+/** A claim over the grid: "A beats B" compared pair by pair (same model, features or training otherwise). */
+export interface CaptionerClaimSpec {
+  claim: string;
+  /** Where the paper shows it. */
+  source: string;
+  test: CaptionerTest;
+  measure: CaptionerMeasure;
+  /** The dimension compared and its two values: A is claimed ahead of B. */
+  compare:
+    | { dimension: 'training'; a: CaptionerTraining; b: CaptionerTraining }
+    | { dimension: 'model'; a: CaptionerModel; b: CaptionerModel }
+    | { dimension: 'features'; a: CaptionerFeatures; b: CaptionerFeatures };
+  /** "higher" (default) or "lower" is better (hallucination rates). */
+  better?: 'higher' | 'lower';
+  /** Restrict the pairs (e.g. only 8×8 models, only Conceptual-trained). */
+  where?: Partial<Pick<CaptionerVariant, 'model' | 'features' | 'training'>>;
+}
+
+/** The paper's claims behind Tables 4–7, checked on the grid. */
+export const CAPTIONER_CLAIMS: readonly CaptionerClaimSpec[] = [
+  {
+    claim: 'COCO-trained beats Conceptual-trained on the COCO-like test (CIDEr)',
+    source: 'Table 5',
+    test: 'coco',
+    measure: 'CIDEr',
+    compare: { dimension: 'training', a: 'coco', b: 'conceptual' },
+  },
+  {
+    claim: 'Conceptual-trained beats COCO-trained on the Conceptual-like test (CIDEr)',
+    source: 'Table 6',
+    test: 'conceptual',
+    measure: 'CIDEr',
+    compare: { dimension: 'training', a: 'conceptual', b: 'coco' },
+  },
+  {
+    claim: 'COCO-trained beats Conceptual-trained on the Flickr-like test (CIDEr)',
+    source: 'Table 7',
+    test: 'flickr',
+    measure: 'CIDEr',
+    compare: { dimension: 'training', a: 'coco', b: 'conceptual' },
+  },
+  {
+    claim: 'Conceptual-trained captions are judged GOOD more often on Flickr-like (8×8 models)',
+    source: 'Table 4',
+    test: 'flickr',
+    measure: 'judge:good',
+    compare: { dimension: 'training', a: 'conceptual', b: 'coco' },
+    where: { features: '8x8' },
+  },
+  {
+    claim: 'Conceptual-trained models hallucinate less than COCO-trained on Flickr-like (CHAIR_s)',
+    source: 'Table 4, §5 (qualitative)',
+    test: 'flickr',
+    measure: 'judge:chairS',
+    compare: { dimension: 'training', a: 'conceptual', b: 'coco' },
+    better: 'lower',
+  },
+  {
+    claim: 'T2T is judged GOOD more often than RNN on Flickr-like (8×8 models)',
+    source: 'Table 4',
+    test: 'flickr',
+    measure: 'judge:good',
+    compare: { dimension: 'model', a: 'T2T', b: 'RNN' },
+    where: { features: '8x8' },
+  },
+  {
+    claim: 'T2T beats RNN on the Conceptual-like test when trained on Conceptual (CIDEr)',
+    source: 'Table 6',
+    test: 'conceptual',
+    measure: 'CIDEr',
+    compare: { dimension: 'model', a: 'T2T', b: 'RNN' },
+    where: { training: 'conceptual' },
+  },
+  {
+    claim: '8×8 beats 1×1 on the Conceptual-like test when trained on Conceptual (CIDEr)',
+    source: 'Table 6',
+    test: 'conceptual',
+    measure: 'CIDEr',
+    compare: { dimension: 'features', a: '8x8', b: '1x1' },
+    where: { training: 'conceptual' },
+  },
+];
+
+/** The per-seed, per-pair differences A − B of a claim (sign flipped when lower is better: > 0 means the claim's way). */
+export function claimDifferences(results: readonly CaptionerResult[], spec: CaptionerClaimSpec): { pair: string; seed: number; difference: number }[] {
+  const out: { pair: string; seed: number; difference: number }[] = [];
+  const sign = spec.better === 'lower' ? -1 : 1;
+  for (const result of results) {
+    for (const a of result.rows) {
+      if (a[spec.compare.dimension] !== spec.compare.a) continue;
+      if (spec.where && Object.entries(spec.where).some(([k, v]) => a[k as keyof CaptionerVariant] !== v)) continue;
+      const b = result.rows.find(
+        (r) => r[spec.compare.dimension] === spec.compare.b && CAPTIONER_DIMENSIONS.every((d) => d === spec.compare.dimension || r[d] === a[d]),
+      );
+      if (!b) continue;
+      const pair = CAPTIONER_DIMENSIONS.filter((d) => d !== spec.compare.dimension)
+        .map((d) => a[d])
+        .join(' ');
+      out.push({ pair, seed: result.seed, difference: sign * (measureOf(a, spec.test, spec.measure) - measureOf(b, spec.test, spec.measure)) });
+    }
+  }
+  return out;
+}
+
+const CAPTIONER_DIMENSIONS = ['model', 'features', 'training'] as const;
+
+export type CaptionerVerdict = 'holds' | 'does not hold' | 'not measured';
+
+/** Holds when every compared pair on every seed goes the claim's way; otherwise it does not hold (the count says how far). */
+export function captionerVerdict(differences: readonly number[]): CaptionerVerdict {
+  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
+  return differences.every((d) => d > 0) ? 'holds' : 'does not hold';
+}
+
+/** The claims table: claim, where the paper shows it, the measured differences, how many go the claim's way, verdict. */
+export function captionerClaims(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Record<string, string>[] {
+  return specs.map((spec) => {
+    const diffs = claimDifferences(results, spec);
+    const scale = (d: number) => `${d >= 0 ? '+' : '−'}${Math.abs(100 * d).toFixed(1)}`;
+    const byPair = new Map<string, number[]>();
+    for (const d of diffs) byPair.set(d.pair, [...(byPair.get(d.pair) ?? []), d.difference]);
+    const measure = spec.measure.startsWith('judge:') ? `${spec.measure.slice(6)} %` : metricName(spec.measure);
+    return {
+      claim: spec.claim,
+      paper: spec.source,
+      here: [...byPair].map(([pair, ds]) => `${pair}: ${ds.map(scale).join(' / ')}`).join('; '),
+      'the claim’s way': `${diffs.filter((d) => d.difference > 0).length} of ${diffs.length}`,
+      measure: `${measure} on ${spec.test}-like${spec.better === 'lower' ? ' (lower is better; sign flipped)' : ''}`,
+      verdict: captionerVerdict(diffs.map((d) => d.difference)),
+    };
+  });
+}
+
+/** Grouped bars: one trace per test, CIDEr ×100 (seed mean) of each run. */
+export function captionerFigure(results: readonly CaptionerResult[]): { data: Record<string, unknown>[]; layout: Record<string, unknown> } {
+  const labels = captionerVariants()
+    .map((v) => v.label)
+    .filter((l) => results.some((r) => r.rows.some((row) => row.label === l)));
+  const mean = (xs: number[]) => spread(xs).mean;
+  return {
+    data: CAPTIONER_TESTS.map((test) => ({
+      type: 'bar',
+      name: `${test}-like test`,
+      x: labels,
+      y: labels.map((l) => mean(rowsByLabel(results, l).map((r) => 100 * measureOf(r, test, 'CIDEr')))),
+    })),
+    layout: { title: { text: 'CIDEr ×100 of each run on the three tests' }, barmode: 'group', yaxis: { title: { text: 'CIDEr ×100' } }, height: 380 },
+  };
+}
+
+/** Bars of the judge's GOOD and CHAIR_s (%) on a test for each run. */
+export function captionerJudgeFigure(
+  results: readonly CaptionerResult[],
+  test: CaptionerTest = 'flickr',
+): { data: Record<string, unknown>[]; layout: Record<string, unknown> } {
+  const labels = captionerVariants()
+    .map((v) => v.label)
+    .filter((l) => results.some((r) => r.rows.some((row) => row.label === l)));
+  const mean = (xs: number[]) => spread(xs).mean;
+  const trace = (name: string, measure: CaptionerMeasure) => ({
+    type: 'bar',
+    name,
+    x: labels,
+    y: labels.map((l) => mean(rowsByLabel(results, l).map((r) => 100 * measureOf(r, test, measure)))),
+  });
+  return {
+    data: [trace('GOOD (judge)', 'judge:good'), trace('CHAIR_s: captions naming an absent object', 'judge:chairS')],
+    layout: {
+      title: { text: `The ground-truth judge on the ${test}-like captions (%)` },
+      barmode: 'group',
+      yaxis: { title: { text: '% of captions' }, range: [0, 100] },
+      height: 380,
+    },
+  };
+}
