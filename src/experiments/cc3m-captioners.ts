@@ -642,12 +642,16 @@ export function claimDifferences(results: readonly CaptionerResult[], spec: Capt
 
 const CAPTIONER_DIMENSIONS = ['model', 'features', 'training'] as const;
 
-export type CaptionerVerdict = 'holds' | 'does not hold' | 'not measured';
+export type CaptionerVerdict = 'holds' | 'partly' | 'does not hold' | 'not measured';
 
-/** Holds when every compared pair on every seed goes the claim's way; otherwise it does not hold (the count says how far). */
+/**
+ * Holds when every compared pair on every seed goes the claim's way, does not hold when none does (a tie is
+ * not the claim's way), and holds partly otherwise (the count says how far).
+ */
 export function captionerVerdict(differences: readonly number[]): CaptionerVerdict {
   if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
-  return differences.every((d) => d > 0) ? 'holds' : 'does not hold';
+  const ahead = differences.filter((d) => d > 0).length;
+  return ahead === differences.length ? 'holds' : ahead === 0 ? 'does not hold' : 'partly';
 }
 
 /** The claims table: claim, where the paper shows it, the measured differences, how many go the claim's way, verdict. */
