@@ -9,7 +9,8 @@ import { formatTable } from '../report/table';
 import { BACKBONE_NAMES, isBackboneName } from '../vision/backbone';
 import { extractFeatures } from '../vision/cache';
 import { loadBackbone } from '../vision/index';
-import { readImageSource, sourceSlice } from '../vision/sources';
+import { sourceSlice } from '../vision/sources';
+import type { ImageRef } from '../vision/features';
 import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
 import { parseChoice, parseWholeNumber } from './options';
 import { addFetchOptions, fetchFlags } from './filter';
@@ -113,9 +114,9 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
       const store = FeatureStore.open(backbone, { cacheDir: flags.out, variant: regions });
       // a listed source's keys are cheap to hold: check each; a folder's would need another pass over its images
       if (images.unit === 'image') {
-        const absent = (await readImageSource(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images })).filter(
-          (ref) => !store.has(ref.key) && !failedKeys.has(ref.key),
-        );
+        // without a shard the slice is the whole source: its refs are the distinct images, already listed
+        const absent: ImageRef[] = [];
+        for await (const ref of images.refs) if (!store.has(ref.key) && !failedKeys.has(ref.key)) absent.push(ref);
         if (absent.length > 0) throw new Error(`merge: ${absent.length} images have neither features nor a failure (first: ${absent[0].key})`);
       }
       const summary = {

@@ -24,7 +24,7 @@ import { readEvalImages } from '../train/data';
 import { describeDecoder } from '../decode';
 import { captionSplit } from './evaluate';
 import type { PretrainSource } from './recipe';
-import { experimentImageKeys, featuresOf, prepareWorldInputs, type ExperimentOptions } from './runner';
+import { featuresOf, prepareWorldInputs, type ExperimentOptions } from './runner';
 import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
 import type { Table3Result } from './table3';
 import { visualFromSpec } from './visual';
@@ -86,7 +86,8 @@ export async function cc12mTable5(result: Table3Result, options: ExperimentOptio
     if (options.force || !stored(runDir)) {
       if (!visual) {
         visual = await visualFromSpec(featuresOf(recipe, options), { progress: options.progress });
-        await visual.prepare(await experimentImageKeys(inputs));
+        // only the COCO-like test images are captioned here
+        await visual.prepare(images.map((i) => i.key));
       }
       const step = row.selection?.step;
       const checkpoint = step === undefined ? undefined : listCheckpoints(runDir).find((c) => c.step === step)?.dir;
