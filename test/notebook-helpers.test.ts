@@ -1,6 +1,7 @@
 /**
  * src/notebook/runs.ts (curves from run logs, caption-grid items, in-place progress) and
- * src/notebook/tslab-iopub.ts (the tslab iopub send guard), without Jupyter.
+ * src/notebook/tslab-iopub.ts (the tslab iopub send guard) and src/notebook/frames.ts (danfojs DataFrames of
+ * result rows), without Jupyter.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -8,6 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
+import { tableBundle } from '../src/notebook/display';
+import { frame } from '../src/notebook/frames';
 import { curvesFigure, notebookProgress, predictionItems, series } from '../src/notebook/runs';
 import { guardTslabIopub } from '../src/notebook/tslab-iopub';
 import { FIXTURES_DIR } from '../src/paths';
@@ -121,4 +124,24 @@ test('tslab iopub guard: a send that finds the socket busy is queued, in order, 
   }
   await Promise.all(done);
   assert.deepEqual(sent, ['0', '1', '2', '3', '4', '5', '6', '7']);
+});
+
+test('frame: a danfojs DataFrame of result rows, rows with other keys lined up; show.table prints it as it prints the rows', () => {
+  const rows = [
+    { 'pre-training': 'none', CIDEr: 50.5, note: '—' },
+    { 'pre-training': 'cc12m', CIDEr: 71.2 },
+    { 'pre-training': 'cc3m', CIDEr: 60, extra: 'only here' },
+  ];
+  const df = frame(rows);
+  assert.equal(df.constructor.name, 'DataFrame', 'a real danfojs DataFrame');
+  assert.deepEqual(df.columns, ['pre-training', 'CIDEr', 'note', 'extra']);
+  assert.deepEqual(df.shape, [3, 4]);
+  assert.deepEqual(df.values[2], ['cc3m', 60, undefined, 'only here']);
+  assert.deepEqual(tableBundle(df), tableBundle(rows));
+  // danfojs' own operations work on it: the CIDEr column's mean, a column selection
+  const danfo = df as unknown as { column(name: string): { mean(): number }; loc(o: { columns: string[] }): { columns: string[]; values: unknown[][] } };
+  assert.ok(Math.abs(danfo.column('CIDEr').mean() - (50.5 + 71.2 + 60) / 3) < 1e-9);
+  assert.deepEqual(danfo.loc({ columns: ['CIDEr'] }).values, [[50.5], [71.2], [60]]);
+  // no rows: the columns stay
+  assert.deepEqual(frame({ columns: ['a', 'b'], rows: [] }).columns, ['a', 'b']);
 });
