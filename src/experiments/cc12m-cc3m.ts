@@ -25,6 +25,7 @@ import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR } from '../run
 import { listCheckpoints } from '../train/checkpoint';
 import { readExamples, type EvalImage } from '../train/data';
 import { train, type TrainConfig } from '../train/trainer';
+import { writeFileIfChanged } from '../util/atomic';
 import type { WorkerPort } from '../util/workers';
 import { cocoTestScores, type Table5Metric } from './cc12m-coco';
 import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from './cc3m-dataset';
@@ -59,15 +60,6 @@ export interface Table7Files {
 
 type Row = { caption: string; url: string };
 const tsvRows = async (file: string): Promise<Row[]> => (await readExamples({ kind: 'tsv', path: file })).map((e) => ({ caption: e.caption, url: e.key }));
-
-/** Writes `text` only when it changes (run ids hash the contents of the files they train on). */
-function writeIfChanged(file: string, text: string): void {
-  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, file);
-}
 
 const tsvText = (rows: readonly Row[]): string => rows.map((r) => `${r.caption.replace(/\s+/g, ' ').trim()}\t${r.url}\n`).join('');
 
@@ -118,14 +110,14 @@ export async function table7Files(
     test: path.join(outDir, 'test.json'),
     pools: { cc3m: path.join(outDir, 'pool-cc3m.tsv'), cc12m: path.join(outDir, 'pool-cc12m.tsv') },
   };
-  writeIfChanged(files.train, tsvText(train));
-  writeIfChanged(files.dev, JSON.stringify(benchmarkImages(dev, objects)));
-  writeIfChanged(files.test, JSON.stringify(benchmarkImages(test, objects)));
+  writeFileIfChanged(files.train, tsvText(train));
+  writeFileIfChanged(files.dev, JSON.stringify(benchmarkImages(dev, objects)));
+  writeFileIfChanged(files.test, JSON.stringify(benchmarkImages(test, objects)));
   const dropped = { cc3m: 0, cc12m: 0 };
   for (const pool of ['cc3m', 'cc12m'] as const) {
     const cut = withoutHeldOut(await tsvRows(inputs.pools[pool]), heldOut);
     dropped[pool] = cut.dropped;
-    writeIfChanged(files.pools[pool], tsvText(cut.kept));
+    writeFileIfChanged(files.pools[pool], tsvText(cut.kept));
   }
   return {
     ...files,

@@ -33,6 +33,7 @@ import { readEvalImages, readExamples, type EvalImage } from '../train/data';
 import type { ModelSpec } from '../train/models';
 import type { AdagradConfig } from '../train/optimizers';
 import { train, type TrainConfig } from '../train/trainer';
+import { writeFileIfChanged } from '../util/atomic';
 import type { WorkerPort } from '../util/workers';
 import type { BackboneName } from '../vision';
 import type { WorldPresetName } from '../world/splits';
@@ -196,9 +197,7 @@ const tsvRows = async (file: string) => (await readExamples({ kind: 'tsv', path:
 
 /** Writes `rows` as a caption-first TSV (the layout the pipelines write), creating the folder. */
 function writeTsv(file: string, rows: readonly { caption: string; url: string }[]): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const text = rows.map((r) => `${r.caption.replace(/[\t\n]/g, ' ')}\t${r.url}`).join('\n') + '\n';
-  if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) fs.writeFileSync(file, text);
+  writeFileIfChanged(file, rows.map((r) => `${r.caption.replace(/[\t\n]/g, ' ')}\t${r.url}`).join('\n') + '\n');
 }
 
 /** The world (built and filtered by `prepareWorldInputs` on first use, shared with the other notebooks) or real files. */

@@ -32,6 +32,7 @@ import { PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../run
 import { readEvalImages } from '../train/data';
 import { train, type TrainConfig } from '../train/trainer';
 import { captionTokens } from '../text/vocab';
+import { writeFileIfChanged } from '../util/atomic';
 import { readJsonFile } from '../util/json';
 import type { WorkerPort } from '../util/workers';
 import { captionSplit } from './evaluate';
@@ -117,15 +118,6 @@ export function splitNarratives(imageIds: readonly number[], testEvery: number):
 /** A caption as one TSV field: whitespace (tabs, newlines) folded to single spaces. */
 const tsvField = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
-/** Writes `file` only when its content changes (run ids hash contents; unchanged files stay as they are). */
-function writeIfChanged(file: string, text: string): void {
-  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, file);
-}
-
 /**
  * From a COCO-format narratives file (the world's, or real data with a `coco_url` per image): the pool TSV
  * (`caption<TAB>image URL`, one line per narrative) and the train / test annotation files, written under
@@ -140,7 +132,7 @@ export function narrativesFiles(source: string, outDir: string, testEvery: numbe
   const local = images.find((i) => !/^(https?|world):\/\//.test(i.key));
   if (local) throw new Error(`${source}: image ${local.imageId} has no URL (world file, or a coco_url with http(s)://): a pre-training pool needs one`);
   const pool = path.join(dir, 'pool.tsv');
-  writeIfChanged(pool, images.flatMap((img) => img.references.map((r) => `${tsvField(r)}\t${img.key}\n`)).join(''));
+  writeFileIfChanged(pool, images.flatMap((img) => img.references.map((r) => `${tsvField(r)}\t${img.key}\n`)).join(''));
   const parts = splitNarratives(
     images.map((i) => Number(i.imageId)),
     testEvery,
@@ -155,8 +147,8 @@ export function narrativesFiles(source: string, outDir: string, testEvery: numbe
   };
   const train = path.join(dir, 'train.json');
   const test = path.join(dir, 'test.json');
-  writeIfChanged(train, subset(parts.train));
-  writeIfChanged(test, subset(parts.test));
+  writeFileIfChanged(train, subset(parts.train));
+  writeFileIfChanged(test, subset(parts.test));
   return { source, pool, train, test, imageRoot: path.dirname(source), counts: { images: images.length, train: parts.train.length, test: parts.test.length } };
 }
 

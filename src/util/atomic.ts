@@ -67,6 +67,12 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   }
 }
 
+/** Writes `file` atomically only when its content changes: files whose contents a run id hashes keep their bytes and times. */
+export function writeFileIfChanged(file: string, text: string): void {
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
+  writeFileAtomic(file, text);
+}
+
 /** JSON atomically: compact by default (data files), or indented one space with a final newline (records people read). */
 export function writeJsonAtomic(file: string, value: unknown, options: { readable?: boolean } = {}): void {
   writeFileAtomic(file, options.readable ? JSON.stringify(value, null, 1) + '\n' : JSON.stringify(value));
