@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEFAULT=(notebooks/00-quickstart.ipynb notebooks/01-dataset.ipynb notebooks/02-cc3m-dataset.ipynb notebooks/03-table3-pretraining-data.ipynb notebooks/04-table4-nocaps-val-test.ipynb notebooks/05-cc3m-captioners.ipynb notebooks/06-table5-coco-benchmark.ipynb notebooks/07-narratives.ipynb notebooks/08-table8-retrieval.ipynb notebooks/11-ablations.ipynb)
+DEFAULT=(notebooks/00-quickstart.ipynb notebooks/01-dataset.ipynb notebooks/02-cc3m-dataset.ipynb notebooks/03-table3-pretraining-data.ipynb notebooks/04-table4-nocaps-val-test.ipynb notebooks/05-cc3m-captioners.ipynb notebooks/06-table5-coco-benchmark.ipynb notebooks/07-narratives.ipynb notebooks/08-table8-retrieval.ipynb notebooks/09-table7-cc3m-benchmark.ipynb notebooks/11-ablations.ipynb)
 if (($#)); then NOTEBOOKS=("$@"); else NOTEBOOKS=("${DEFAULT[@]}"); fi
 PYTHON=${CCKIT_PYTHON:-/usr/bin/python3}
 

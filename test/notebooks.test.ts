@@ -527,3 +527,39 @@ test('08-table8: retrieval R@1/5/10 both ways beside the paper, zero-shot, claim
     );
   }
 });
+
+// Trains Table 7's own runs for seed 0 (three pre-trainings on the cut pools and four fine-tunings: about five
+// minutes on 2 cores; the world and features are 03's) or reads them back.
+test(
+  '09-table7: CC3M-like dev/test after fine-tuning on CC3M-like train, pools without the held-out images; DataFrames; claims',
+  { timeout: 15 * MINUTE },
+  async (t) => {
+    const nb = await run(t, '09-table7-cc3m-benchmark.ipynb', 13 * MINUTE);
+    if (!nb) return;
+    const counts = /seed 0: CC3M-like train (\d+) pairs, dev (\d+) images, test (\d+) images; held-out images dropped from the pools: CC3M (\d+) rows/.exec(
+      nb.printed,
+    );
+    assert.ok(counts, 'the split line');
+    const [train, dev, test_, dropped] = counts.slice(1).map(Number) as [number, number, number, number];
+    assert.ok(train > 0 && dev > 0 && test_ > 0);
+    assert.equal(dropped, dev + test_, 'every dev and test image leaves the CC3M pool (one caption each)');
+    const table = nb.tables.find((h) => h.includes('CC12M Table 7'));
+    assert.ok(table, 'the Table 7 comparison');
+    for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']) assert.match(table, new RegExp(`<td>${row.replace('+', '\\+')}</td>`));
+    for (const column of ['dev CIDEr', 'dev SPICE', 'test CIDEr', 'test ROUGE-L', 'test SPICE', 'test CHAIR_s %', 'chosen step', 'paper test CIDEr'])
+      assert.ok(table.includes(`>${column}<`), column);
+    assert.ok(table.includes('>n/a<'), 'no paper number: n/a');
+    const claims = nb.tables.find((h) => h.includes("Table 7's claims"));
+    assert.ok(claims && /holds|does not hold|within noise/.test(claims), 'the claims table');
+    assert.ok(claims.includes('CC12M pre-training beats CC3M pre-training'), 'the CC12M vs CC3M claim');
+    assert.match(nb.printed, /\d+ of 4 claims hold/, 'counted from the claims DataFrame');
+    const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: (string | number)[]; y: number[] }[] });
+    assert.equal(figures.length, 2, 'dev/test bars and the dev curves');
+    assert.deepEqual(
+      figures[0]!.data.map((d) => d.name),
+      ['dev', 'test'],
+    );
+    for (const trace of figures[0]!.data) assert.ok(trace.y.every(Number.isFinite), trace.name);
+    assert.equal(figures[1]!.data.length, 5, 'a dev curve per row and the chosen checkpoints');
+  },
+);
