@@ -39,7 +39,8 @@ import {
 
 /** Repository notebooks run whole in VS Code, besides the extension's own test notebook. */
 const NOTEBOOKS: string[] = (
-  process.env.CCKIT_VSCODE_NOTEBOOKS ?? 'notebooks/example-outputs.ipynb,notebooks/00-quickstart.ipynb,notebooks/03-table3-pretraining-data.ipynb'
+  process.env.CCKIT_VSCODE_NOTEBOOKS ??
+  'notebooks/example-outputs.ipynb,notebooks/00-quickstart.ipynb,notebooks/03-table3-pretraining-data.ipynb,notebooks/11-ablations.ipynb'
 )
   .split(',')
   .map((s) => s.trim())
