@@ -24,14 +24,14 @@ import { describeDecoder } from '../decode';
 import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR } from '../runs/layout';
 import { listCheckpoints } from '../train/checkpoint';
 import { readExamples, type EvalImage } from '../train/data';
-import { train, type TrainConfig } from '../train/trainer';
+import type { TrainConfig } from '../train/trainer';
 import { writeFileIfChanged } from '../util/atomic';
 import type { WorkerPort } from '../util/workers';
 import { cocoTestScores, type Table5Metric } from './cc12m-coco';
 import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from './cc3m-dataset';
 import { captionSplit } from './evaluate';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from './recipe';
-import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, type ExperimentOptions } from './runner';
+import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from './runner';
 import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
 import { visualFromSpec, type FeatureSpec } from './visual';
 
@@ -88,6 +88,7 @@ export async function table7Files(
   outDir: string,
   options: { fractions?: SplitFractions; real?: Table7RealSplits; truthFile?: string } = {},
 ): Promise<Table7Files> {
+  const poolRows = { cc3m: await tsvRows(inputs.pools.cc3m), cc12m: await tsvRows(inputs.pools.cc12m) };
   let train: Row[];
   let dev: Row[];
   let test: Row[];
@@ -96,7 +97,7 @@ export async function table7Files(
   } else {
     const fractions = options.fractions ?? DEFAULT_SPLIT_FRACTIONS;
     const parts: Record<'train' | 'validation' | 'test', Row[]> = { train: [], validation: [], test: [] };
-    for (const row of await tsvRows(inputs.pools.cc3m)) parts[splitOf(row.url, fractions)].push(row);
+    for (const row of poolRows.cc3m) parts[splitOf(row.url, fractions)].push(row);
     ({ train, validation: dev, test } = parts);
   }
   const heldOut = new Set([...dev, ...test].map((r) => r.url));
@@ -115,7 +116,7 @@ export async function table7Files(
   writeFileIfChanged(files.test, JSON.stringify(benchmarkImages(test, objects)));
   const dropped = { cc3m: 0, cc12m: 0 };
   for (const pool of ['cc3m', 'cc12m'] as const) {
-    const cut = withoutHeldOut(await tsvRows(inputs.pools[pool]), heldOut);
+    const cut = withoutHeldOut(poolRows[pool], heldOut);
     dropped[pool] = cut.dropped;
     writeFileIfChanged(files.pools[pool], tsvText(cut.kept));
   }
@@ -209,19 +210,8 @@ export async function runTable7Row(
   features: FeatureSpec,
   options: ExperimentOptions,
 ): Promise<Table7Row> {
-  const runsRoot = options.runsRoot ?? 'runs';
   const visual = await visualFromSpec(features);
-  const run = (cfg: TrainConfig) => {
-    options.say?.(`training ${cfg.name} (${cfg.steps} steps)`);
-    return train(cfg, {
-      runsRoot,
-      visual,
-      force: options.force,
-      logger: options.say,
-      onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
-      progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
-    });
-  };
+  const run = (cfg: TrainConfig) => trainWithReports(cfg, visual, options);
   const pretrain = table7PretrainConfig(recipe, label, files, inputs);
   const pretrainRun = pretrain ? (await run(pretrain)).dir : undefined;
   const cfg = table7FinetuneConfig(recipe, label, files, inputs, pretrainRun);

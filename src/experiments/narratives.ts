@@ -30,7 +30,7 @@ import { DEFAULT_TRANSFORMER } from '../models/transformer';
 import { paperNumbers } from '../report/paper';
 import { PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
 import { readEvalImages } from '../train/data';
-import { train, type TrainConfig } from '../train/trainer';
+import type { TrainConfig } from '../train/trainer';
 import { captionTokens } from '../text/vocab';
 import { writeFileIfChanged } from '../util/atomic';
 import { readJsonFile } from '../util/json';
@@ -47,6 +47,7 @@ import {
   runJobInWorker,
   runVariant,
   runVariantJob,
+  trainWithReports,
   type ExperimentOptions,
   type ResultRow,
   type Variant,
@@ -268,19 +269,8 @@ export async function runTable6Row(
   features: FeatureSpec,
   options: ExperimentOptions,
 ): Promise<Table6Row> {
-  const runsRoot = options.runsRoot ?? 'runs';
   const visual = await visualFromSpec(features);
-  const run = (cfg: TrainConfig) => {
-    options.say?.(`training ${cfg.name} (${cfg.steps} steps)`);
-    return train(cfg, {
-      runsRoot,
-      visual,
-      force: options.force,
-      logger: options.say,
-      onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
-      progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
-    });
-  };
+  const run = (cfg: TrainConfig) => trainWithReports(cfg, visual, options);
   let pretrainRun: string | undefined;
   if (init !== 'none') pretrainRun = (await run(pretrainConfig(recipe, { label: init, sources: [init] }, inputs)!)).dir;
   const cfg = table6Config(recipe, plan, init, files, pretrainRun);

@@ -194,23 +194,28 @@ export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs,
   );
 }
 
+/**
+ * Trains one stage (or reuses it when finished) with an experiment's reporting: a "training …" status line, the
+ * trainer's log lines to `say`, its log records and progress under the run's name.
+ */
+export function trainWithReports(cfg: TrainConfig, visual: VisualProvider, options: ExperimentOptions): ReturnType<typeof train> {
+  options.say?.(`training ${cfg.name} (${cfg.steps} steps)`);
+  return train(cfg, {
+    runsRoot: options.runsRoot ?? 'runs',
+    visual,
+    force: options.force,
+    logger: options.say,
+    onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
+    progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
+  });
+}
+
 /** One row: pre-train (unless no sources), optionally evaluate zero-shot, fine-tune on COCO, evaluate on nocaps val. */
 export async function runVariant(recipe: Recipe, variant: Variant, inputs: Inputs, visual: VisualProvider, options: ExperimentOptions): Promise<ResultRow> {
   const say = options.say ?? (() => {});
-  const runsRoot = options.runsRoot ?? 'runs';
   const splits: Record<string, EvalImage[]> = { 'nocaps-val': readEvalImages({ path: inputs.nocapsVal, imageRoot: inputs.imageRoot }) };
   if (inputs.nocapsTest) splits['nocaps-test'] = readEvalImages({ path: inputs.nocapsTest, imageRoot: inputs.imageRoot });
-  const trainStage = async (cfg: TrainConfig) => {
-    say(`training ${cfg.name} (${cfg.steps} steps)`);
-    return train(cfg, {
-      runsRoot,
-      visual,
-      force: options.force,
-      onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
-      progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
-      logger: say,
-    });
-  };
+  const trainStage = (cfg: TrainConfig) => trainWithReports(cfg, visual, { ...options, say });
   /** Captions `images` with the run (or one of its checkpoints) and scores them as `split`; reuses a finished scoring. */
   const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Evaluated> => {
     // A finished run already captioned with the same decoder (and judged, when the images carry objects): read its scores.
