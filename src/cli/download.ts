@@ -2,11 +2,13 @@
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { download, mergeDownloadShards, type DownloadProgress } from '../download/distributor';
+import { DEFAULT_MAX_CAPTION_CHARS } from '../download/downloader';
 import { INPUT_FORMATS } from '../download/reader';
 import { ENCODE_FORMATS, RESIZE_MODES, type EncodeFormat, type ResizeMode } from '../download/resizer';
 import { PRESETS } from '../filters/presets';
 import { formatTable } from '../report/table';
 import { addFetchOptions, fetchFlags } from './filter';
+import { quoteInput } from '../util/untrusted-text';
 import { parseChoice, parsePositiveNumber, parseWholeNumber } from './options';
 import { ShardFlags, addShardOptions, runOnEngine, shardOptions } from './scale';
 
@@ -42,6 +44,8 @@ export interface DownloadFlags {
   allowPrivate?: boolean;
   ignoreRobotsTag?: boolean;
   contact?: string;
+  allowLocalFiles: boolean;
+  maxCaptionChars: string;
 }
 
 export function registerDownloadCommand(program: Command): void {
@@ -74,6 +78,8 @@ export function registerDownloadCommand(program: Command): void {
     .option('--max-shards <n>', 'stop after the first N shards of the list (a sample)')
     .option('--hashes <file>', "expected hashes (CC12M's companion list: url, SHA-256, MD5); a mismatch fails the row")
     .option('--retry-failed', 'fetch again the rows of done shards whose status is not success', false)
+    .option('--allow-local-files', 'also read rows that name local paths or file:// URLs (a list you wrote yourself); refused by default', false)
+    .option('--max-caption-chars <n>', 'captions longer than this are cut (recorded in caption_changes)', String(DEFAULT_MAX_CAPTION_CHARS))
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print the summary as JSON', false);
   addShardOptions(addFetchOptions(command)).action(runDownload);
@@ -158,7 +164,13 @@ export async function runDownload(flags: DownloadFlags & ShardFlags, command?: C
       concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
       perHost: parseWholeNumber('--per-host', flags.perHost, 1),
       maxShards: flags.maxShards === undefined ? undefined : parseWholeNumber('--max-shards', flags.maxShards, 1),
-      fetch: { ...fetchFlags(flags), timeoutMs: parseWholeNumber('--timeout', flags.timeout, 1), maxBytes: parseWholeNumber('--max-bytes', flags.maxBytes, 1) },
+      fetch: {
+        ...fetchFlags(flags),
+        allowLocalFiles: flags.allowLocalFiles,
+        timeoutMs: parseWholeNumber('--timeout', flags.timeout, 1),
+        maxBytes: parseWholeNumber('--max-bytes', flags.maxBytes, 1),
+      },
+      maxCaptionChars: parseWholeNumber('--max-caption-chars', flags.maxCaptionChars, 1),
       policy: { retries: parseWholeNumber('--retries', flags.retries) },
       resize: {
         mode,
@@ -194,7 +206,7 @@ export async function runDownload(flags: DownloadFlags & ShardFlags, command?: C
       console.log(
         formatTable(
           ['failure', 'rows', '% of rows'],
-          reasons.map(([reason, n]) => [reason, String(n), ((100 * n) / summary.count).toFixed(1)]),
+          reasons.map(([reason, n]) => [quoteInput(reason, 120), String(n), ((100 * n) / summary.count).toFixed(1)]),
         ),
       );
   } finally {

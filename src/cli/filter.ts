@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import { quoteInput } from '../util/untrusted-text';
 import type { Command } from 'commander';
 import type { ImageSourceOptions } from '../data/images';
 import type { TsvLayout } from '../data/tsv';
@@ -98,7 +99,7 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
           Object.entries(s.rejected)
             .sort((a, b) => b[1] - a[1])
             .slice(0, 3)
-            .map(([r, n]) => `${r} ${n}`)
+            .map(([r, n]) => `${quoteInput(r, 80)} ${n}`)
             .join(', '),
         ]),
       ),

@@ -18,6 +18,7 @@ import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
 import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
 import { addShardOptions, registerScaleCommands } from './scale';
 import { EXIT_WITH_PARENT } from '../scale/local';
+import { escapeControlCharacters } from '../util/untrusted-text';
 
 /**
  * Started by an engine with an IPC channel (src/scale/local.ts, runCckit's exitWithParent): exit as soon as the
@@ -209,7 +210,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode;
       return;
     }
-    process.stderr.write(`cckit: ${(err as Error).message}\n`);
+    // messages quote input (file names, sample keys, URLs): no escape sequence or forged line reaches the terminal
+    process.stderr.write(`cckit: ${(err as Error).message.split('\n').map(escapeControlCharacters).join('\n')}\n`);
     process.exitCode = 1;
   }
 }

@@ -48,6 +48,12 @@ export interface ImageSourceOptions {
   contact?: string;
   /** Folder that relative local paths are resolved against (the input list's folder); default: the working directory. */
   baseDir?: string;
+  /**
+   * Read local paths and file:// URLs. Default true: the filter and features stages read the user's own image
+   * folders. `cckit download` sets it false (a URL list comes from the web, so a row naming /etc/… or
+   * file:///home/… must not copy that file into the dataset) unless `--allow-local-files` is given.
+   */
+  allowLocalFiles: boolean;
   /** Bytes of recent successful fetches kept for repeated URLs (default 32 MiB; 0: none). */
   memoBytes: number;
   /** Recent results (successes and failures) remembered for repeated URLs (default 4096). */
@@ -62,6 +68,7 @@ export const DEFAULT_IMAGE_SOURCE: Readonly<ImageSourceOptions> = Object.freeze(
   maxRedirects: 5,
   allowPrivate: false,
   ignoreRobotsTag: false,
+  allowLocalFiles: true,
   memoBytes: 32 * 1024 * 1024,
   memoEntries: 4096,
 });
@@ -198,6 +205,8 @@ export class ImageSource {
         return failure('download:bad-url', (err as Error).message);
       }
     } else if (scheme !== undefined) return failure('download:refused-scheme', `${scheme}: (http, https, file, world or a path)`);
+    if (!this.options.allowLocalFiles)
+      return failure('download:local-file-refused', `${url}: only http(s) URLs are fetched (--allow-local-files reads local paths)`);
     const resolved = path.resolve(this.options.baseDir ?? process.cwd(), file);
     return { key: `file://${resolved}`, file: resolved };
   }

@@ -9,14 +9,14 @@ import { fork, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { ImageSource, type ImageSourceOptions } from '../data/images';
-import { readShardStats, shardName, type ShardStats } from '../data/webdataset';
+import { readShardStats, type ShardStats } from '../data/webdataset';
 import { InputError } from '../util/json';
 import { acquireLock } from '../util/lock';
 import { missingShards, ownsUnit, shardFolder, shardLabel, type ShardSpec } from '../util/shard';
 import { writeFileAtomic } from '../util/atomic';
 import { readJsonFile } from '../util/json';
 import { sourcesExecArgv } from '../util/workers';
-import { downloadShard, retryFailedRows, shardDone, type FetchPolicy, type ShardContext } from './downloader';
+import { checkDoneShard, downloadShard, retryFailedRows, statsProblem, type FetchPolicy, type ShardContext } from './downloader';
 import { HashTable } from './hashes';
 import { HostScheduler } from './politeness';
 import { estimateInputRows, inputShards, type InputRow, type ReadInputOptions } from './reader';
@@ -33,6 +33,7 @@ export interface RunnerSettings {
   policy: FetchPolicy;
   resize: ResizeOptions;
   hashesFile?: string;
+  maxCaptionChars?: number;
 }
 
 export interface DownloadOptions {
@@ -52,7 +53,10 @@ export interface DownloadOptions {
   perHost?: number;
   /** Shards each process works on at once, so one shard's slow tail overlaps the next (default 2). */
   shardsPerProcess?: number;
-  /** The safe fetcher's settings: timeoutMs (default 10 s), maxBytes, maxRedirects, allowPrivate, ignoreRobotsTag, contact. */
+  /**
+   * The safe fetcher's settings: timeoutMs (default 10 s), maxBytes, maxRedirects, allowPrivate, ignoreRobotsTag, contact;
+   * allowLocalFiles defaults to false here (rows naming local paths or file:// URLs fail as download:local-file-refused).
+   */
   fetch?: Partial<Omit<ImageSourceOptions, 'resolve'>>;
   policy?: Partial<FetchPolicy>;
   resize?: Partial<ResizeOptions>;
@@ -64,7 +68,11 @@ export interface DownloadOptions {
   maxShards?: number;
   /** Only the download shards s with s mod count = index (src/util/shard.ts); several such runs share one folder. */
   shard?: ShardSpec;
+  /** Longest caption written (default DEFAULT_MAX_CAPTION_CHARS in downloader.ts); longer ones are cut and say so. */
+  maxCaptionChars?: number;
   onProgress?: (progress: DownloadProgress) => void;
+  /** Lines worth a user's eye that do not stop the run (a done-marker that does not hold); default: stderr. */
+  onWarning?: (line: string) => void;
 }
 
 export interface DownloadProgress {
@@ -117,6 +125,7 @@ export async function shardContext(settings: RunnerSettings, onRow?: (ok: boolea
     policy: settings.policy,
     resize: settings.resize,
     hashes: settings.hashesFile ? await HashTable.load(settings.hashesFile) : undefined,
+    maxCaptionChars: settings.maxCaptionChars,
     onRow,
   };
 }
@@ -221,16 +230,19 @@ function settingsFrom(options: DownloadOptions): RunnerSettings {
     oomShardCount: options.oomShardCount ?? 5,
     concurrency: positive('concurrency', options.concurrency ?? 64),
     perHost: positive('perHost', options.perHost ?? 16),
-    fetch: { baseDir: path.dirname(path.resolve(options.input)), ...options.fetch },
+    // a download list comes from the web: local paths are read only when the caller says so
+    fetch: { baseDir: path.dirname(path.resolve(options.input)), ...options.fetch, allowLocalFiles: options.fetch?.allowLocalFiles ?? false },
     policy: { ...DEFAULT_POLICY, ...options.policy },
     resize,
     hashesFile: options.hashesFile,
+    ...(options.maxCaptionChars !== undefined ? { maxCaptionChars: positive('maxCaptionChars', options.maxCaptionChars) } : {}),
   };
 }
 
 /** Downloads a URL + caption list into img2dataset-style shards in `options.out`. */
 export async function download(options: DownloadOptions): Promise<DownloadSummary> {
   const settings = settingsFrom(options);
+  const warn = options.onWarning ?? ((line: string) => process.stderr.write(`cckit: ${line}\n`));
   const processes = options.processes ?? 1;
   if (!Number.isInteger(processes) || processes < 1) throw new Error(`processes must be a positive integer, got ${processes}`);
   const shardsPerProcess = options.shardsPerProcess ?? 2;
@@ -290,8 +302,10 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
         continue;
       }
       summary.shards++;
-      if (shardDone(settings.out, shard, settings.oomShardCount)) {
-        const stats = readShardStats(settings.out, shardName(shard, settings.oomShardCount));
+      const check = await checkDoneShard(settings.out, shard, settings.oomShardCount);
+      if (!check.done && check.problem) warn(`shard ${shard} is downloaded again: ${check.problem}`);
+      if (check.done) {
+        const stats = check.stats;
         if (options.retryFailed && stats.successes < stats.count) {
           progress.skippedRows += stats.successes;
           progress.expectedRows -= stats.successes;
@@ -311,7 +325,7 @@ export async function download(options: DownloadOptions): Promise<DownloadSummar
     await Promise.all(running);
     if (failure) throw failure;
     report();
-    const result = summarize(settings, summary, progress, Date.now() - started, slice);
+    const result = summarize(settings, summary, progress, Date.now() - started, slice, warn);
     // a shard's done-marker (src/util/shard.ts): its download shards are all done
     if (slice) writeFileAtomic(path.join(mkdirs(shardFolder(settings.out, slice)), 'summary.json'), JSON.stringify(result, null, 1) + '\n');
     return result;
@@ -356,30 +370,48 @@ export function mergeDownloadShards(out: string, count: number): DownloadSummary
   return result;
 }
 
+/** A shard's stats, or why they cannot be counted. */
+function countableStats(out: string, shard: string): ShardStats | string {
+  try {
+    const stats = readShardStats(out, shard);
+    return statsProblem(stats) ?? stats;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 function summarize(
   settings: RunnerSettings,
   run: { written: number; skipped: number; retried: number; rowsFetched: number; shards: number },
   progress: DownloadProgress,
   elapsedMs: number,
   slice?: ShardSpec,
+  warn: (line: string) => void = () => {},
 ): DownloadSummary {
-  const totals = { count: 0, successes: 0, failed_to_download: 0, failed_to_resize: 0, status_dict: {} as Record<string, number> };
+  const totals = { count: 0, successes: 0, failed_to_download: 0, failed_to_resize: 0 };
+  // a Map: reasons are keys from files, and "constructor" or "__proto__" must count like any other
+  const statusCounts = new Map<string, number>();
   for (const name of fs
     .readdirSync(settings.out)
     .filter((n) => /^\d+_stats\.json$/.test(n) && ownsUnit(slice, parseInt(n, 10)))
     .sort()) {
-    const stats = readShardStats(settings.out, name.slice(0, -'_stats.json'.length));
+    const stats = countableStats(settings.out, name.slice(0, -'_stats.json'.length));
+    if (typeof stats === 'string') {
+      warn(`${path.join(settings.out, name)} is not counted: ${stats}`);
+      continue;
+    }
     totals.count += stats.count;
     totals.successes += stats.successes;
     totals.failed_to_download += stats.failed_to_download;
     totals.failed_to_resize += stats.failed_to_resize;
-    for (const [reason, n] of Object.entries(stats.status_dict)) totals.status_dict[reason] = (totals.status_dict[reason] ?? 0) + n;
+    for (const [reason, n] of Object.entries(stats.status_dict)) statusCounts.set(reason, (statusCounts.get(reason) ?? 0) + n);
   }
   return {
     out: settings.out,
     ...run,
     rowsSucceeded: progress.successes,
     ...totals,
+    status_dict: Object.fromEntries(statusCounts),
     durationS: elapsedMs / 1000,
     rowsPerSecond: run.rowsFetched / Math.max(elapsedMs / 1000, 1e-3),
   };

@@ -11,6 +11,7 @@ import { readParquetFile } from '../data/parquet';
 import { ImageSource } from '../data/images';
 import type { FetchFailure } from '../data/fetch';
 import { OpenShard, readTarShard, shardName, type FailureInput, type ShardStats } from '../data/webdataset';
+import { escapeControlCharacters, hasControlCharacters } from '../util/untrusted-text';
 import { HashTable } from './hashes';
 import { HostScheduler } from './politeness';
 import type { InputRow } from './reader';
@@ -34,6 +35,8 @@ export interface ShardContext {
   policy: FetchPolicy;
   resize: ResizeOptions;
   hashes?: HashTable;
+  /** Longest caption written; longer ones are cut (default DEFAULT_MAX_CAPTION_CHARS). */
+  maxCaptionChars?: number;
   /** Called once per finished row. */
   onRow?: (success: boolean) => void;
   /** Sleep (tests may shorten it). */
@@ -74,10 +77,39 @@ async function fetchWithRetries<T>(url: string, context: ShardContext, use: (byt
   }
 }
 
+/**
+ * Captions longer than this many characters are cut at download time. Not from the papers: CC12M's text filter
+ * keeps captions of at most 256 words (about 1,500 characters), so 4,096 never cuts one a pipeline would keep,
+ * while a list's 10 MB "caption" is not written twice (.txt and .json) into every shard.
+ */
+export const DEFAULT_MAX_CAPTION_CHARS = 4096;
+
+// eslint-disable-next-line no-control-regex -- control characters are what is replaced
+const CAPTION_CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A caption as the shard stores it: control characters (tabs, line breaks, escapes, NUL) become spaces, runs of
+ * whitespace one space, ends trimmed, at most `maxChars` characters. `changes` says what was done, for the
+ * sample's `caption_changes` field, so a changed caption can always be told from the list's.
+ */
+export function normaliseCaption(caption: string, maxChars = DEFAULT_MAX_CAPTION_CHARS): { caption: string; changes?: string } {
+  const changes: string[] = [];
+  let text = caption.replace(CAPTION_CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  if (text !== caption) changes.push(hasControlCharacters(caption) ? 'control characters to spaces' : 'whitespace collapsed');
+  if (text.length > maxChars) {
+    changes.push(`cut from ${text.length} to ${maxChars} characters`);
+    text = text.slice(0, maxChars);
+  }
+  return changes.length === 0 ? { caption: text } : { caption: text, changes: changes.join('; ') };
+}
+
 /** Fetches, verifies and resizes one row into the shard. */
-async function downloadRow(shard: OpenShard, index: number, row: InputRow, context: ShardContext): Promise<boolean> {
+async function downloadRow(shard: OpenShard, index: number, input: InputRow, context: ShardContext): Promise<boolean> {
+  const normalised = normaliseCaption(input.caption, context.maxCaptionChars);
+  const row = { ...input, caption: normalised.caption };
+  const meta = normalised.changes ? { caption_changes: normalised.changes } : undefined;
   const failed = (status: FailureInput['status'], error: string): boolean => {
-    shard.fail(index, { url: row.url, caption: row.caption, status, error });
+    shard.fail(index, { url: row.url, caption: row.caption, status, error, ...(meta ? { meta } : {}) });
     return false;
   };
   if (row.invalid !== undefined) return failed('failed_to_download', `input: ${row.invalid}`);
@@ -97,6 +129,7 @@ async function downloadRow(shard: OpenShard, index: number, row: InputRow, conte
       originalWidth: resized.originalWidth,
       originalHeight: resized.originalHeight,
       sha256,
+      ...(meta ? { meta } : {}),
     });
     return true;
   });
@@ -137,9 +170,63 @@ export function downloadShard(id: number, rows: readonly InputRow[], context: Sh
   );
 }
 
-/** Whether shard `id` is done: its stats file, the done-marker written last, exists. */
-export function shardDone(out: string, id: number, oomShardCount = 5): boolean {
-  return fs.existsSync(path.join(out, `${shardName(id, oomShardCount)}_stats.json`));
+export type DoneCheck = { done: true; stats: ShardStats } | { done: false; problem?: string };
+
+const COUNT_FIELDS = ['count', 'successes', 'failed_to_download', 'failed_to_resize'] as const;
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** Why a parsed `_stats.json` is not a shard's stats, or undefined when its shape and sums hold. */
+export function statsProblem(stats: unknown): string | undefined {
+  if (typeof stats !== 'object' || stats === null || Array.isArray(stats)) return 'not a JSON object';
+  const record = stats as Record<string, unknown>;
+  for (const field of COUNT_FIELDS) if (!isCount(record[field])) return `${field} is not a whole number`;
+  const s = record as unknown as ShardStats;
+  if (s.successes + s.failed_to_download + s.failed_to_resize !== s.count) return `successes and failures do not add up to count ${s.count}`;
+  const dict = record.status_dict;
+  if (typeof dict !== 'object' || dict === null || Array.isArray(dict)) return 'status_dict is not an object';
+  let total = 0;
+  for (const [reason, n] of Object.entries(dict)) {
+    if (!isCount(n)) return `status_dict[${JSON.stringify(escapeControlCharacters(reason.slice(0, 80)))}] is not a whole number`;
+    total += n;
+  }
+  if (total !== s.count) return `status_dict adds up to ${total}, not count ${s.count}`;
+  return undefined;
+}
+
+/**
+ * Whether shard `id` is done. Its stats file is the done-marker, written last; but a marker is input like any
+ * other (a copied folder, a crash, a hand edit), so it counts only when it parses to a shard's stats, the tar
+ * and parquet beside it exist, and the parquet holds the rows and successes the stats claim. A shard that
+ * fails the check is not done (it is downloaded again) and `problem` says why.
+ */
+export async function checkDoneShard(out: string, id: number, oomShardCount = 5): Promise<DoneCheck> {
+  const name = shardName(id, oomShardCount);
+  const statsFile = path.join(out, `${name}_stats.json`);
+  if (!fs.existsSync(statsFile)) return { done: false };
+  const notDone = (why: string): DoneCheck => ({ done: false, problem: `${statsFile}: ${why}` });
+  let stats: unknown;
+  try {
+    stats = JSON.parse(fs.readFileSync(statsFile, 'utf8'));
+  } catch (err) {
+    return notDone(`not JSON (${(err as Error).message})`);
+  }
+  const problem = statsProblem(stats);
+  if (problem) return notDone(problem);
+  const claimed = stats as ShardStats;
+  const tar = path.join(out, `${name}.tar`);
+  const tarStat = fs.statSync(tar, { throwIfNoEntry: false });
+  // a tar holds 512-byte blocks and ends with two empty ones
+  if (!tarStat?.isFile() || tarStat.size < 1024 || tarStat.size % 512 !== 0) return notDone(`${name}.tar is missing or not a whole tar`);
+  let statuses: Record<string, unknown>[];
+  try {
+    statuses = await readParquetFile(path.join(out, `${name}.parquet`), ['status']);
+  } catch (err) {
+    return notDone(`${name}.parquet cannot be read (${(err as Error).message})`);
+  }
+  const successes = statuses.filter((r) => r.status === 'success').length;
+  if (statuses.length !== claimed.count || successes !== claimed.successes)
+    return notDone(`${name}.parquet holds ${statuses.length} rows, ${successes} successes; the stats claim ${claimed.count}, ${claimed.successes}`);
+  return { done: true, stats: claimed };
 }
 
 /**

@@ -10,6 +10,7 @@
  *   OUT/funnel.jsonl    per stage: in, out, rejected by reason
  *   OUT/summary.json    preset, input, counts, time
  */
+import { hasControlCharacters, quoteInput } from '../util/untrusted-text';
 import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
@@ -128,6 +129,9 @@ export const MAX_FIELD_CHARS = 64 * 1024;
 export function inputProblem(url: string, caption: string): string | undefined {
   if (url.length > MAX_FIELD_CHARS || caption.length > MAX_FIELD_CHARS) return 'input:too-long';
   if (url.includes('\0') || caption.includes('\0')) return 'input:nul-byte';
+  // a shard's json.url or sample name is input too: kept.tsv holds one row per line, so a URL cannot hold a line break
+  if (hasControlCharacters(url)) return 'input:url-control-character';
+  if (caption.trim() === '') return 'input:empty-caption';
   // the TSV reader decodes invalid UTF-8 to U+FFFD; real captions practically never contain it
   if (caption.includes('\uFFFD') || url.includes('\uFFFD')) return 'input:invalid-utf8';
   return undefined;
@@ -301,7 +305,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
     const problem = inputProblem(item.url, item.caption);
     if (problem) {
-      recordReject(item.line, item.url.slice(0, 200), READ_STAGE, problem);
+      recordReject(item.line, item.url.slice(0, 200), READ_STAGE, problem, problem === 'input:url-control-character' ? quoteInput(item.url) : undefined);
       continue;
     }
     funnel.passed(READ_STAGE);
