@@ -2,6 +2,7 @@
 # `npm run notebooks`: builds dist/, then re-executes the reproduction notebooks in place with Jupyter's tslab
 # kernel, so each .ipynb is committed with the outputs of its run. Arguments: notebooks to run (default: all
 # of them, in the order below: 03 trains the Table 3 runs that 04 and 11 reuse). Stops at the first cell error.
+# Then draws a PNG twin of every plotly figure (scripts/notebook-figures.ts).
 # Needs Jupyter and the tslab kernelspec: `bash scripts/jupyter-setup.sh` (notebooks/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +20,6 @@ for nb in "${NOTEBOOKS[@]}"; do
   "$PYTHON" -m jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=3600 "$nb"
   echo "$nb: $((SECONDS - start)) s"
 done
+# Each plotly figure gets its PNG twin (headless Chromium: `bash scripts/vscode-setup.sh` installs it), so viewers
+# without plotly (GitHub, nbviewer, nbconvert's HTML) show the figures too.
+node --import tsx scripts/notebook-figures.ts "${NOTEBOOKS[@]}"
