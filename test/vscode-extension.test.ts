@@ -1,21 +1,26 @@
 /**
  * The VS Code extension's pure parts, in plain Node (no VS Code): kernel outputs → notebook output items,
  * caption images inlined from the workspace only, n-gram highlighting, the caption grid's HTML, what the
- * sidebar reads of a run, where the kernel comes from, and the manifest's contributions. The extension
- * running in a real VS Code is test/vscode.test.ts.
+ * sidebar reads of a run, where the kernel comes from, the workspace-trust guard (the controller itself, on
+ * a stand-in `vscode` module, against a booby-trapped workspace) and the manifest's contributions. The
+ * extension running in a real VS Code is test/vscode.test.ts.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import Module from 'node:module';
 import { test } from 'node:test';
 import { groundingChips, groundingSummary, renderCaptions } from '../extension/src/captionsHtml';
-import { candidateRoots, findCckitRoot } from '../extension/src/kernelRoot';
+import { candidateRoots, findCckitRoot, loadKernelModule } from '../extension/src/kernelRoot';
 import { highlight, highlightHtml, ngramPrecision, tokenize } from '../extension/src/ngrams';
 import { CAPTIONS_MIME, PLOTLY_MIME, RUN_MIME, bundleItems, inlineCaptionImages, runOf } from '../extension/src/outputs';
 import { defaultRun, listRunSummaries, loadRun } from '../extension/src/runs';
+import { WorkspaceNotTrustedError, requireTrust, type TrustGrant } from '../extension/src/trust';
 import { show, RUN_MIME as DISPLAY_RUN_MIME } from '../src/notebook/display';
+import { predictionItems } from '../src/notebook/runs';
 import { FIXTURES_DIR, PACKAGE_ROOT } from '../src/paths';
+import { boobyTrappedWorkspace } from './vscode-harness';
 
 const dec = new TextDecoder();
 const RUNS = path.join(FIXTURES_DIR, 'runs');
@@ -137,6 +142,74 @@ test('the sidebar reads a run: predictions, per-image scores, thumbnails inside 
   }
 });
 
+test('thumbnails by real path: a symlink out of the run is dropped by the sidebar and the notebook grid', (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-run-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const dir = path.join(tmp, 'r');
+  fs.cpSync(SAMPLE, dir, { recursive: true });
+  const secret = path.join(tmp, 'secret.jpg');
+  fs.writeFileSync(secret, 'a file outside the run');
+  const secretB64 = fs.readFileSync(secret).toString('base64');
+  fs.symlinkSync(secret, path.join(dir, 'thumbs', 'x.jpg')); // thumbs/x.jpg → a file outside the run
+  fs.symlinkSync(tmp, path.join(dir, 'up')); // up/ → the folder above the run
+  fs.symlinkSync(path.join(dir, 'thumbs', '2.jpg'), path.join(dir, 'thumbs', 'in.jpg')); // a link within the run
+  const file = path.join(dir, 'predictions', 'nocaps-val.json');
+  const preds = JSON.parse(fs.readFileSync(file, 'utf8'));
+  preds.items[0].thumb = 'thumbs/x.jpg';
+  preds.items[1].thumb = 'up/secret.jpg';
+  preds.items[2].thumb = 'thumbs/in.jpg';
+  fs.writeFileSync(file, JSON.stringify(preds));
+  const ids = preds.items.map((i: { image_id: number }) => String(i.image_id)) as string[];
+
+  // The sidebar (extension/src/runs.ts), through the run's own path and through a link to the run.
+  fs.symlinkSync(dir, path.join(tmp, 'link-to-run'));
+  for (const runDir of [dir, path.join(tmp, 'link-to-run')]) {
+    const view = loadRun(runDir);
+    const byId = new Map(view.items.map((it) => [it.id, it]));
+    assert.equal(byId.get(ids[0]!)!.thumb, undefined, 'thumbs/x.jpg → outside: not shown');
+    assert.equal(byId.get(ids[0]!)!.thumbNote, 'thumbnail outside the run, not shown');
+    assert.equal(byId.get(ids[1]!)!.thumb, undefined, 'up/secret.jpg → outside: not shown');
+    assert.equal(byId.get(ids[2]!)!.thumb, fs.realpathSync(path.join(dir, 'thumbs', '2.jpg')), 'a link within the run is shown');
+    const real = fs.realpathSync(dir) + path.sep;
+    for (const it of view.items) assert.ok(it.thumb === undefined || it.thumb.startsWith(real), it.thumb);
+    assert.equal(view.items.filter((it) => it.thumb).length, view.items.length - 2);
+  }
+
+  // The notebook's caption grid (src/notebook/runs.ts), as data: URIs and as paths.
+  for (const images of ['data', 'path'] as const) {
+    const items = predictionItems(dir, 'nocaps-val', { perDomain: 100, order: 'first', images, baseDir: tmp });
+    const byId = new Map(items.map((it) => [it.id, it]));
+    assert.equal(byId.get(ids[0]!)!.image, undefined, `${images}: thumbs/x.jpg dropped`);
+    assert.equal(byId.get(ids[1]!)!.image, undefined, `${images}: up/secret.jpg dropped`);
+    assert.ok(byId.get(ids[2]!)!.image, `${images}: a link within the run kept`);
+    assert.ok(!items.some((it) => it.image?.includes(secretB64)));
+    assert.equal(items.filter((it) => it.image).length, items.length - 2);
+  }
+
+  // Caption images inlined by the controller: a link inside the workspace to a file outside it is not read.
+  const ws = path.join(tmp, 'ws');
+  fs.mkdirSync(ws);
+  fs.symlinkSync(secret, path.join(ws, 'x.jpg'));
+  fs.copyFileSync(path.join(SAMPLE, 'thumbs', '0.jpg'), path.join(ws, 'ok.jpg'));
+  fs.symlinkSync(ws, path.join(tmp, 'link-to-ws'));
+  for (const root of [ws, path.join(tmp, 'link-to-ws')]) {
+    const out = inlineCaptionImages(
+      {
+        items: [
+          { caption: 'a', image: 'x.jpg' },
+          { caption: 'b', image: 'ok.jpg' },
+        ],
+      },
+      root,
+      [root],
+    ) as {
+      items: Array<{ image?: string; imageNote?: string }>;
+    };
+    assert.deepEqual(out.items[0], { caption: 'a', imageNote: 'image outside the workspace' });
+    assert.ok(out.items[1]!.image?.startsWith('data:image/jpeg;base64,'), `${root}: a real workspace file is inlined`);
+  }
+});
+
 test('grounding chips and the recall / CHAIR header; the sidebar reads them from a run', () => {
   assert.equal(groundingChips(undefined), '');
   assert.equal(groundingChips({ named: [], hallucinated: [] }), '');
@@ -184,6 +257,188 @@ test('the kernel comes from a cckit checkout with dist/ built (setting, workspac
   assert.ok('error' in none && /no cckit found/.test(none.error));
 });
 
+test('workspace trust: the kernel module loads only with a grant, made only in a trusted workspace', (t) => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trap-'));
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }));
+  const marker = boobyTrappedWorkspace(ws);
+  const found = findCckitRoot(candidateRoots('', [ws]));
+  assert.ok('hostJs' in found, 'the booby-trapped folder passes for a cckit checkout');
+  assert.throws(
+    () => requireTrust({ isTrusted: false }, 'restart the kernel'),
+    (err: Error) =>
+      err instanceof WorkspaceNotTrustedError &&
+      err.name === 'WorkspaceNotTrusted' &&
+      /^cckit runs no workspace code in an untrusted workspace, so it did not restart the kernel/.test(err.message) &&
+      /Manage Workspace Trust/.test(err.message),
+  );
+  assert.throws(() => loadKernelModule(found.hostJs, { action: 'forged' } as TrustGrant), /no workspace trust was granted/);
+  assert.throws(() => loadKernelModule(found.hostJs, undefined as unknown as TrustGrant), /no workspace trust was granted/);
+  assert.equal(fs.existsSync(marker), false, 'nothing loaded');
+  assert.equal(requireTrust({ isTrusted: true }, 'run the cells').action, 'run the cells');
+});
+
+interface StandInExecution {
+  cell: unknown;
+  outputs: Array<{ items: Array<{ error?: { name: string; message: string } }> }>;
+  success?: boolean;
+}
+
+/**
+ * Just enough of the `vscode` module for extension/src/controller.ts: a notebook controller that records
+ * cell executions, a workspace whose trust and folders the test sets, and error messages collected.
+ */
+function standInVscode(state: { isTrusted: boolean; folders: string[] }) {
+  const errors: string[] = [];
+  const executions: StandInExecution[] = [];
+  const disposable = { dispose: () => undefined };
+  class EventEmitter<T> {
+    private readonly listeners: Array<(e: T) => void> = [];
+    readonly event = (l: (e: T) => void) => (this.listeners.push(l), disposable);
+    fire(e: T): void {
+      for (const l of this.listeners) l(e);
+    }
+    dispose(): void {}
+  }
+  const controller = {
+    executeHandler: undefined as unknown as (cells: unknown[], nb: unknown) => Promise<void>,
+    updateNotebookAffinity: () => undefined,
+    dispose: () => undefined,
+    createNotebookCellExecution(cell: unknown) {
+      const rec: StandInExecution = { cell, outputs: [] };
+      executions.push(rec);
+      return {
+        cell,
+        executionOrder: undefined as number | undefined,
+        token: { isCancellationRequested: false, onCancellationRequested: () => disposable },
+        start: () => undefined,
+        end: (ok?: boolean) => void (rec.success = ok),
+        clearOutput: async () => void (rec.outputs = []),
+        replaceOutput: async (o: StandInExecution['outputs'][number]) => void (rec.outputs = [o]),
+        appendOutput: async (o: StandInExecution['outputs'][number]) => void rec.outputs.push(o),
+        appendOutputItems: async () => undefined,
+        replaceOutputItems: async () => undefined,
+      };
+    },
+  };
+  const vscode = {
+    EventEmitter,
+    NotebookCellKind: { Markup: 1, Code: 2 },
+    NotebookControllerAffinity: { Default: 1, Preferred: 2 },
+    NotebookCellOutput: class {
+      constructor(
+        readonly items: unknown[],
+        readonly metadata?: unknown,
+      ) {}
+    },
+    NotebookCellOutputItem: class {
+      static error(error: { name: string; message: string }) {
+        return { mime: 'application/vnd.code.notebook.error', error };
+      }
+      static stdout(text: string) {
+        return { mime: 'application/vnd.code.notebook.stdout', text };
+      }
+      static stderr(text: string) {
+        return { mime: 'application/vnd.code.notebook.stderr', text };
+      }
+      constructor(
+        readonly data: Uint8Array,
+        readonly mime: string,
+      ) {}
+    },
+    notebooks: { createNotebookController: () => controller },
+    window: { showErrorMessage: async (m: string) => void errors.push(m) },
+    workspace: {
+      get isTrusted() {
+        return state.isTrusted;
+      },
+      get workspaceFolders() {
+        return state.folders.map((f) => ({ uri: { fsPath: f } }));
+      },
+      notebookDocuments: [],
+      onDidOpenNotebookDocument: () => disposable,
+      onDidCloseNotebookDocument: () => disposable,
+      getConfiguration: () => ({ get: () => undefined }),
+    },
+  };
+  return { vscode, controller, errors, executions };
+}
+
+interface ControllerLike {
+  restart(nb: unknown): Promise<void>;
+  interrupt(nb: unknown): Promise<boolean>;
+  disposeAsync(): Promise<void>;
+  dispose(): void;
+}
+
+/** extension/src/controller.ts loaded with `require('vscode')` answered by the stand-in. */
+function loadController(vscode: unknown): new (log: unknown) => ControllerLike {
+  const loader = Module as unknown as { _resolveFilename(request: string, ...rest: unknown[]): string };
+  const resolve = loader._resolveFilename;
+  const id = path.join(__dirname, 'vscode-stand-in.js');
+  const m = new Module(id);
+  m.exports = vscode;
+  m.loaded = true;
+  require.cache[id] = m;
+  loader._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
+    return request === 'vscode' ? id : resolve.call(this, request, ...rest);
+  };
+  const file = require.resolve('../extension/src/controller');
+  try {
+    delete require.cache[file];
+    return (require(file) as { CckitController: new (log: unknown) => ControllerLike }).CckitController;
+  } finally {
+    loader._resolveFilename = resolve;
+    delete require.cache[file];
+  }
+}
+
+test('workspace trust: the controller refuses to run, restart or interrupt, and loads nothing, until trusted', async (t) => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trap-'));
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }));
+  const marker = boobyTrappedWorkspace(ws);
+  const state = { isTrusted: false, folders: [ws] };
+  const { vscode, controller, errors, executions } = standInVscode(state);
+  const CckitController = loadController(vscode);
+  const log: string[] = [];
+  const ctl = new CckitController({ appendLine: (l: string) => log.push(l) });
+  t.after(async () => {
+    await ctl.disposeAsync();
+    ctl.dispose();
+  });
+  const file = path.join(ws, 'notebooks', 'trap.ipynb');
+  const nb = {
+    uri: { scheme: 'file', fsPath: file, path: file, toString: () => `file://${file}` },
+    notebookType: 'jupyter-notebook',
+    metadata: {},
+    getCells: () => [],
+  };
+  const cell = { index: 0, kind: 2, document: { getText: () => 'console.log(1)', languageId: 'typescript' } };
+
+  await assert.rejects(ctl.restart(nb), WorkspaceNotTrustedError);
+  await assert.rejects(ctl.interrupt(nb), WorkspaceNotTrustedError);
+  await controller.executeHandler([cell, cell], nb);
+  assert.equal(fs.existsSync(marker), false, 'the workspace kernel was not loaded');
+  assert.deepEqual(
+    errors.map((m) => /^cckit runs no workspace code in an untrusted workspace, so it did not (.+?):/.exec(m)?.[1]),
+    ['restart the kernel', 'interrupt the kernel', 'run the cells'],
+  );
+  assert.equal(executions.length, 2);
+  for (const e of executions) {
+    assert.equal(e.success, false);
+    assert.equal(e.outputs[0]!.items[0]!.error!.name, 'WorkspaceNotTrusted');
+  }
+  assert.equal(log.filter((l) => /refused to .+: the workspace is not trusted/.test(l)).length, 3);
+
+  // Trusted later (onDidGrantWorkspaceTrust): the same controller loads the workspace's kernel and runs.
+  state.isTrusted = true;
+  await ctl.restart(nb);
+  assert.ok(fs.existsSync(marker), "restart in a trusted workspace loads the workspace's kernel");
+  await controller.executeHandler([cell], nb);
+  assert.equal(executions[2]!.success, true);
+  assert.equal(await ctl.interrupt(nb), true);
+  assert.equal(errors.length, 3, 'no more refusals');
+});
+
 test('manifest: the controller, renderers, sidebar and commands the extension registers', () => {
   const m = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'extension', 'package.json'), 'utf8'));
   const titles = m.contributes.commands.map((c: { category: string; title: string }) => `${c.category}: ${c.title}`);
@@ -192,6 +447,12 @@ test('manifest: the controller, renderers, sidebar and commands the extension re
   assert.deepEqual(renderers.flatMap((r) => r.mimeTypes).sort(), [CAPTIONS_MIME, PLOTLY_MIME].sort());
   assert.deepEqual(m.contributes.views.cckit, [{ type: 'webview', id: 'cckit.captions', name: 'Captions' }]);
   assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
+  // Settings that name paths are ignored from an untrusted workspace's settings.
+  const pathSettings = Object.keys(m.contributes.configuration.properties).filter((k) => /root|directory/i.test(k));
+  assert.deepEqual(pathSettings, ['cckit.root', 'cckit.runsDirectory']);
+  assert.deepEqual(m.capabilities.untrustedWorkspaces.restrictedConfigurations, pathSettings);
+  // The kernel buttons only in a trusted workspace (the commands themselves refuse anyway).
+  for (const item of m.contributes.menus['notebook/toolbar'] as Array<{ when: string }>) assert.match(item.when, /&& isWorkspaceTrusted$/);
   const src = fs.readFileSync(path.join(PACKAGE_ROOT, 'extension', 'src', 'controller.ts'), 'utf8');
   assert.match(src, /createNotebookController\(CONTROLLER_ID, 'jupyter-notebook', CONTROLLER_LABEL\)/);
   assert.match(src, /CONTROLLER_LABEL = 'cckit TypeScript'/);

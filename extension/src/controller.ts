@@ -3,7 +3,8 @@
  * (kernel/host.ts, loaded from the workspace's cckit) per open notebook, cells run one at a time in the
  * notebook's folder, outputs streamed in as the kernel produces them, with execution order and timing.
  * Cancelling a running cell interrupts the kernel (SIGINT, state kept); cancelling a queued one skips it.
- * No cell runs in an untrusted workspace.
+ * The kernel is workspace code: every path to it (run, restart, interrupt) goes through `requireTrust`,
+ * and in an untrusted workspace nothing is loaded or spawned and the user is told why.
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -11,6 +12,7 @@ import type { Kernel, Output } from '../../kernel/host';
 import { candidateRoots, findCckitRoot, loadKernelModule } from './kernelRoot';
 import { CAPTIONS_MIME, bundleItems, inlineCaptionImages, runOf } from './outputs';
 import { trace } from './trace';
+import { WorkspaceNotTrustedError, requireTrust, type TrustGrant } from './trust';
 
 export const CONTROLLER_ID = 'cckit-typescript';
 export const CONTROLLER_LABEL = 'cckit TypeScript';
@@ -80,8 +82,26 @@ export class CckitController implements vscode.Disposable {
     }
   }
 
-  /** The kernel session of a notebook, started on first use. */
-  private session(nb: vscode.NotebookDocument): Session {
+  /**
+   * The one trust check: a grant when the workspace is trusted now; else the refusal is shown, logged and
+   * traced, and WorkspaceNotTrustedError thrown. session() calls it before anything is loaded; restart and
+   * interrupt call it first too (their commands can be invoked directly, whatever the menus show).
+   */
+  private requireTrust(action: string, nb?: vscode.NotebookDocument): TrustGrant {
+    try {
+      return requireTrust(vscode.workspace, action);
+    } catch (err) {
+      const name = nb ? path.basename(nb.uri.path) : 'cckit';
+      this.log.appendLine(`[${name}] refused to ${action}: the workspace is not trusted`);
+      trace('refused', { action, reason: 'untrusted workspace', ...(nb ? { notebook: nb.uri.fsPath } : {}) });
+      void vscode.window.showErrorMessage((err as Error).message);
+      throw err;
+    }
+  }
+
+  /** The kernel session of a notebook, started on first use (only in a trusted workspace). */
+  private session(nb: vscode.NotebookDocument, action = 'start the kernel'): Session {
+    const grant = this.requireTrust(action, nb);
     const key = nb.uri.toString();
     const existing = this.sessions.get(key);
     if (existing) return existing;
@@ -89,7 +109,7 @@ export class CckitController implements vscode.Disposable {
     const setting = vscode.workspace.getConfiguration('cckit', nb.uri).get<string>('root');
     const found = findCckitRoot(candidateRoots(setting, folders));
     if ('error' in found) throw new Error(found.error);
-    const { Kernel } = loadKernelModule(found.hostJs);
+    const { Kernel } = loadKernelModule(found.hostJs, grant);
     const cwd = nb.uri.scheme === 'file' ? path.dirname(nb.uri.fsPath) : found.root;
     const kernel = new Kernel({ cwd });
     kernel.on('status', (s) => {
@@ -104,33 +124,21 @@ export class CckitController implements vscode.Disposable {
   }
 
   private async execute(cells: vscode.NotebookCell[], nb: vscode.NotebookDocument): Promise<void> {
-    if (!vscode.workspace.isTrusted) {
+    let s: Session;
+    try {
+      s = this.session(nb, cells.length === 1 ? 'run the cell' : 'run the cells');
+    } catch (err) {
+      const untrusted = err instanceof WorkspaceNotTrustedError;
       for (const cell of cells) {
         const exec = this.controller.createNotebookCellExecution(cell);
         exec.start(Date.now());
         await exec.replaceOutput(
-          new vscode.NotebookCellOutput([
-            vscode.NotebookCellOutputItem.error({
-              name: 'WorkspaceNotTrusted',
-              message: 'cckit runs no cell in an untrusted workspace. Trust the workspace (Workspaces: Manage Workspace Trust) to run it.',
-            }),
-          ]),
+          new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: untrusted ? err.name : 'NoKernel', message: (err as Error).message })]),
         );
         exec.end(false, Date.now());
       }
-      return;
-    }
-    let s: Session;
-    try {
-      s = this.session(nb);
-    } catch (err) {
-      for (const cell of cells) {
-        const exec = this.controller.createNotebookCellExecution(cell);
-        exec.start(Date.now());
-        await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: 'NoKernel', message: (err as Error).message })]));
-        exec.end(false, Date.now());
-      }
-      void vscode.window.showErrorMessage(`cckit: ${(err as Error).message}`);
+      // requireTrust has shown its own message.
+      if (!untrusted) void vscode.window.showErrorMessage(`cckit: ${(err as Error).message}`);
       return;
     }
     const runs: Promise<void>[] = [];
@@ -192,6 +200,7 @@ export class CckitController implements vscode.Disposable {
 
   /** Interrupt the running cell of a notebook and skip the cells queued behind it. */
   async interrupt(nb: vscode.NotebookDocument): Promise<boolean> {
+    this.requireTrust('interrupt the kernel', nb);
     const s = this.sessions.get(nb.uri.toString());
     if (!s) return false;
     for (const e of s.pending) s.cancelled.add(e);
@@ -201,9 +210,10 @@ export class CckitController implements vscode.Disposable {
 
   /** Restart a notebook's kernel: state and execution count reset; queued cells are skipped. */
   async restart(nb: vscode.NotebookDocument): Promise<void> {
+    this.requireTrust('restart the kernel', nb);
     const s = this.sessions.get(nb.uri.toString());
     if (!s) {
-      this.session(nb);
+      this.session(nb, 'restart the kernel');
       return;
     }
     for (const e of s.pending) s.cancelled.add(e);

@@ -9,6 +9,7 @@ import { CckitController } from './controller';
 import { listRunSummaries } from './runs';
 import { CaptionsViewProvider, VIEW_ID } from './sidebar';
 import { trace } from './trace';
+import { WorkspaceNotTrustedError } from './trust';
 
 let controller: CckitController | undefined;
 
@@ -58,17 +59,23 @@ export function activate(context: vscode.ExtensionContext): { ready: true } {
       }
       await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
     }),
-    vscode.commands.registerCommand('cckit.restartKernel', async () => {
-      const nb = activeNotebook();
-      if (!nb) return void vscode.window.showWarningMessage('cckit: no notebook is open.');
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'cckit: restarting kernel' }, () => controller!.restart(nb));
-      void vscode.window.setStatusBarMessage('cckit: kernel restarted', 3000);
-    }),
-    vscode.commands.registerCommand('cckit.interruptKernel', async () => {
-      const nb = activeNotebook();
-      if (!nb || !(await controller!.interrupt(nb))) return void vscode.window.showInformationMessage('cckit: no kernel is running for this notebook.');
-      void vscode.window.setStatusBarMessage('cckit: kernel interrupted', 3000);
-    }),
+    vscode.commands.registerCommand(
+      'cckit.restartKernel',
+      refusedQuietly(async () => {
+        const nb = activeNotebook();
+        if (!nb) return void vscode.window.showWarningMessage('cckit: no notebook is open.');
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'cckit: restarting kernel' }, () => controller!.restart(nb));
+        void vscode.window.setStatusBarMessage('cckit: kernel restarted', 3000);
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'cckit.interruptKernel',
+      refusedQuietly(async () => {
+        const nb = activeNotebook();
+        if (!nb || !(await controller!.interrupt(nb))) return void vscode.window.showInformationMessage('cckit: no kernel is running for this notebook.');
+        void vscode.window.setStatusBarMessage('cckit: kernel interrupted', 3000);
+      }),
+    ),
   );
   // The kernel of the notebook in front, in the status bar (click: restart).
   const status = vscode.window.createStatusBarItem('cckit.kernel', vscode.StatusBarAlignment.Left, 50);
@@ -86,6 +93,20 @@ export function activate(context: vscode.ExtensionContext): { ready: true } {
   trace('activated', { vscode: vscode.version, trusted: vscode.workspace.isTrusted });
   log.appendLine(`cckit activated (VS Code ${vscode.version}, workspace trusted: ${vscode.workspace.isTrusted})`);
   return { ready: true };
+}
+
+/**
+ * A command whose refusal in an untrusted workspace (already shown to the user by the controller) ends it
+ * quietly, instead of VS Code adding a second "command resulted in an error" notification.
+ */
+function refusedQuietly(run: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await run();
+    } catch (err) {
+      if (!(err instanceof WorkspaceNotTrustedError)) throw err;
+    }
+  };
 }
 
 /** The first markdown heading of a notebook, for the quick pick. */

@@ -3,12 +3,14 @@
  * a cckit checkout or installed package, so the library a cell `require`s and the kernel that runs it are
  * the same version. Tried in order: the `cckit.root` setting, each workspace folder that is a cckit
  * checkout, each workspace folder's `node_modules/cckit`. A candidate must have `package.json` named
- * "cckit" and the built kernel (`dist/kernel/host.js`, made by `npm ci` / `npm run build`).
+ * "cckit" and the built kernel (`dist/kernel/host.js`, made by `npm ci` / `npm run build`). Finding the
+ * root reads only `package.json` and file names; loading the kernel takes a workspace-trust grant (trust.ts).
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { createRequire } from 'module';
 import type { Kernel, KernelOptions } from '../../kernel/host';
+import { isTrustGrant, type TrustGrant } from './trust';
 
 export interface KernelModule {
   Kernel: new (options?: KernelOptions) => Kernel;
@@ -54,7 +56,12 @@ export function findCckitRoot(candidates: string[]): RootResult {
 
 const loaded = new Map<string, KernelModule>();
 
-export function loadKernelModule(hostJs: string): KernelModule {
+/**
+ * Load a cckit's kernel module into this process: workspace code, so only with a grant from
+ * `requireTrust` (trust.ts), made when the workspace was trusted.
+ */
+export function loadKernelModule(hostJs: string, grant: TrustGrant): KernelModule {
+  if (!isTrustGrant(grant)) throw new Error(`not loading ${hostJs}: no workspace trust was granted for it`);
   let m = loaded.get(hostJs);
   if (!m) {
     m = createRequire(__filename)(hostJs) as KernelModule;

@@ -83,19 +83,29 @@ export const MAX_INLINE_IMAGE = 2 * 1024 * 1024;
 function inside(file: string, roots: string[]): boolean {
   return roots.some((r) => {
     const rel = path.relative(r, file);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    return rel === '' || (rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel));
   });
+}
+
+function realPath(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * A caption grid's `image` fields that name local files (absolute, `file://`, or relative to `baseDir`)
  * become `data:` URIs, so the renderer never loads anything itself. Only files under `roots` (the
- * workspace folders) are read; others, remote URLs and unreadable files are dropped (the grid shows a
- * placeholder). `data:image/` URIs pass unchanged.
+ * workspace folders) are read, judged by real path (symlinks resolved, in the file and in the roots), so
+ * a link inside the workspace to a file outside it is not read; others, remote URLs and unreadable files are
+ * dropped (the grid shows a placeholder). `data:image/` URIs pass unchanged.
  */
 export function inlineCaptionImages(value: unknown, baseDir: string, roots: string[]): unknown {
   const v = value as { items?: Array<Record<string, unknown>> } | null;
   if (!v || !Array.isArray(v.items)) return value;
+  let realRoots: string[] | undefined;
   const items = v.items.map((it) => {
     const image = it.image;
     if (typeof image !== 'string' || image.startsWith('data:image/')) return it;
@@ -104,10 +114,15 @@ export function inlineCaptionImages(value: unknown, baseDir: string, roots: stri
     const file = image.startsWith('file://') ? new URL(image).pathname : path.resolve(baseDir, image);
     const type = IMAGE_TYPES[path.extname(file).toLowerCase()];
     if (!type || !inside(file, roots)) return { ...rest, imageNote: 'image outside the workspace' };
+    const real = realPath(file);
+    if (!real) return { ...rest, imageNote: 'image not found' };
+    realRoots ??= roots.map((r) => realPath(r)).filter((r): r is string => r !== undefined);
+    if (!inside(real, realRoots)) return { ...rest, imageNote: 'image outside the workspace' };
     try {
-      const st = fs.statSync(file);
+      const st = fs.statSync(real);
+      if (!st.isFile()) return { ...rest, imageNote: 'image not found' };
       if (st.size > MAX_INLINE_IMAGE) return { ...rest, imageNote: 'image too large' };
-      return { ...rest, image: `data:${type};base64,${fs.readFileSync(file).toString('base64')}` };
+      return { ...rest, image: `data:${type};base64,${fs.readFileSync(real).toString('base64')}` };
     } catch {
       return { ...rest, imageNote: 'image not found' };
     }

@@ -1,6 +1,7 @@
 /**
  * What the Captions sidebar shows of a run: its predictions with per-image scores, corpus scores (and the
  * grounding judge's figures and verdicts on world data) and the thumbnails' paths, read through the run layout of the library (src/runs/layout.ts). Pure (no vscode).
+ * A thumbnail is shown only when its real path (symlinks resolved) is inside the run's real directory.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -19,8 +20,10 @@ export interface ViewItem {
   caption: string;
   references: string[];
   domain?: string;
-  /** Absolute path of the thumbnail, when the run has one inside its directory. */
+  /** Real path of the thumbnail, when the run has one whose real path is inside the run's directory. */
   thumb?: string;
+  /** Why a thumbnail the predictions name is not shown. */
+  thumbNote?: string;
   scores: Record<string, number>;
   /** The grounding judge's verdict (world data only): objects named, mentions hallucinated. */
   grounding?: ItemGrounding;
@@ -57,7 +60,27 @@ export function defaultRun(runsRoot: string): string | undefined {
 
 function insideDir(file: string, dir: string): boolean {
   const rel = path.relative(dir, file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  return rel !== '' && rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel);
+}
+
+/**
+ * A prediction's thumbnail: its real path when that is a file inside the run's real directory (a
+ * symlink out of the run, or `../` in the name, does not count), else why it is not shown.
+ */
+export function runThumb(realRunDir: string, thumb: string): { file: string } | { note: string } {
+  let real: string;
+  try {
+    real = fs.realpathSync(path.resolve(realRunDir, thumb));
+  } catch {
+    return { note: 'thumbnail not found' };
+  }
+  if (!insideDir(real, realRunDir)) return { note: 'thumbnail outside the run, not shown' };
+  try {
+    if (!fs.statSync(real).isFile()) return { note: 'thumbnail is not a file' };
+  } catch {
+    return { note: 'thumbnail not found' };
+  }
+  return { file: real };
 }
 
 export function loadRun(runDir: string, split?: string): RunView {
@@ -67,14 +90,15 @@ export function loadRun(runDir: string, split?: string): RunView {
   const chosen = split && splits.includes(split) ? split : splits.includes('nocaps-val') ? 'nocaps-val' : splits[0]!;
   const preds = readPredictions(runDir, chosen);
   const scores = readScores(runDir, chosen);
+  const realRunDir = fs.realpathSync(runDir);
   const items: ViewItem[] = preds.items.map((it) => {
-    const thumb = it.thumb ? path.resolve(runDir, it.thumb) : undefined;
+    const thumb = it.thumb ? runThumb(realRunDir, it.thumb) : undefined;
     return {
       id: String(it.image_id),
       caption: it.caption,
       references: it.references ?? [],
       ...(it.domain ? { domain: it.domain } : {}),
-      ...(thumb && insideDir(thumb, runDir) && fs.existsSync(thumb) ? { thumb } : {}),
+      ...(thumb ? ('file' in thumb ? { thumb: thumb.file } : { thumbNote: thumb.note }) : {}),
       scores: it.scores ?? {},
       ...(it.grounding ? { grounding: it.grounding } : {}),
     };

@@ -4,14 +4,25 @@
  * caption shares with the references highlighted; on world data, each caption's named (green) and
  * hallucinated (red) objects and the split's recall / CHAIR figures. The webview gets data by message only; its script and
  * style come from the extension, thumbnails from the run directory, under a nonce-based CSP with
- * `localResourceRoots` limited to the workspace folders and the extension.
+ * `localResourceRoots` limited to the workspace folders and the extension. It reads run files as data only
+ * (JSON, images), never workspace code; in an untrusted workspace it shows the run's text but no workspace
+ * image (as the caption-grid renderer does), until the workspace is trusted.
  */
 import * as crypto from 'crypto';
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { defaultRun, listRunSummaries, loadRun } from './runs';
 
 export const VIEW_ID = 'cckit.captions';
+
+function realUri(uri: vscode.Uri): vscode.Uri {
+  try {
+    return vscode.Uri.file(fs.realpathSync(uri.fsPath));
+  } catch {
+    return uri;
+  }
+}
 
 type FromWebview = { type: 'ready' } | { type: 'selectRun'; dir: string } | { type: 'selectSplit'; split: string } | { type: 'refresh' };
 
@@ -37,7 +48,12 @@ export class CaptionsViewProvider implements vscode.WebviewViewProvider, vscode.
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
         this.watch();
+        if (this.view) this.view.webview.options = this.webviewOptions();
         this.refresh();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (this.view) this.view.webview.options = this.webviewOptions();
+        this.refresh(0);
       }),
     );
   }
@@ -80,10 +96,20 @@ export class CaptionsViewProvider implements vscode.WebviewViewProvider, vscode.
     this.refresh(0);
   }
 
+  /**
+   * Workspace files (thumbnails) are webview resources only in a trusted workspace: the folders, and their
+   * real paths (runs.ts gives thumbnails by real path).
+   */
+  private webviewOptions(): vscode.WebviewOptions {
+    const folders = vscode.workspace.isTrusted ? (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri) : [];
+    const all = [this.extensionUri, ...folders, ...folders.filter((f) => f.scheme === 'file').map(realUri)];
+    const roots = all.filter((u, i) => all.findIndex((v) => v.toString() === u.toString()) === i);
+    return { enableScripts: true, enableCommandUris: false, localResourceRoots: roots };
+  }
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    const roots = [this.extensionUri, ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri)];
-    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: roots };
+    view.webview.options = this.webviewOptions();
     view.webview.html = this.html(view.webview);
     view.webview.onDidReceiveMessage((m: FromWebview) => {
       if (m.type === 'ready' || m.type === 'refresh') this.post();
@@ -114,8 +140,16 @@ export class CaptionsViewProvider implements vscode.WebviewViewProvider, vscode.
     } else {
       try {
         const run = loadRun(dir, this.split);
-        const items = run.items.map((it) => ({ ...it, thumb: it.thumb ? view.webview.asWebviewUri(vscode.Uri.file(it.thumb)).toString() : undefined }));
-        message = { type: 'state', runs, runsRoot: root, run: { ...run, items } };
+        const trusted = vscode.workspace.isTrusted;
+        const items = run.items.map((it) =>
+          trusted || !it.thumb
+            ? { ...it, thumb: it.thumb ? view.webview.asWebviewUri(vscode.Uri.file(it.thumb)).toString() : undefined }
+            : { ...it, thumb: undefined, thumbNote: 'no thumbnail in an untrusted workspace' },
+        );
+        const notice = trusted
+          ? undefined
+          : 'Untrusted workspace: thumbnails are not shown. Trust the workspace (Workspaces: Manage Workspace Trust) to see them.';
+        message = { type: 'state', runs, runsRoot: root, run: { ...run, items }, ...(notice ? { notice } : {}) };
       } catch (err) {
         message = { type: 'state', runs, runsRoot: root, error: `Cannot read ${dir}: ${(err as Error).message}` };
       }

@@ -13,6 +13,8 @@ interface Item {
   references: string[];
   domain?: string;
   thumb?: string;
+  /** Why there is no thumbnail (outside the run, untrusted workspace). */
+  thumbNote?: string;
   scores: Record<string, number>;
   grounding?: { named: string[]; hallucinated: string[] };
 }
@@ -27,6 +29,8 @@ interface StateMessage {
   runs: RunSummary[];
   runsRoot?: string;
   error?: string;
+  /** A line above the run (e.g. why thumbnails are not shown). */
+  notice?: string;
   run?: {
     dir: string;
     info: { id: string; name?: string; status: string };
@@ -96,7 +100,9 @@ function detail(it: Item): string {
     .join(' ');
   return (
     `<section class="detail" data-id="${escapeHtml(it.id)}">` +
-    (it.thumb ? `<img class="large" src="${escapeHtml(it.thumb)}" alt="image ${escapeHtml(it.id)}">` : '<div class="noimg large">no thumbnail</div>') +
+    (it.thumb
+      ? `<img class="large" src="${escapeHtml(it.thumb)}" alt="image ${escapeHtml(it.id)}">`
+      : `<div class="noimg large">${escapeHtml(it.thumbNote ?? 'no thumbnail')}</div>`) +
     `<div class="pred">${highlightHtml(highlight(it.caption, it.references))}</div>` +
     `<div class="meta"><span class="id">#${escapeHtml(it.id)}</span>${it.domain ? `<span class="domain ${escapeHtml(it.domain)}">${escapeHtml(it.domain)}</span>` : ''}${scores}</div>` +
     groundingChips(it.grounding) +
@@ -137,6 +143,7 @@ function render(): void {
     (corpus ? `<div class="corpus">${corpus}</div>` : '') +
     groundingSummary(run.grounding) +
     '</div>' +
+    (data.notice ? `<p class="muted notice">${escapeHtml(data.notice)}</p>` : '') +
     '<fieldset class="filters">' +
     ['in', 'near', 'out']
       .map((d) => `<label class="dom"><input type="checkbox" data-domain="${d}"${filters.domains.includes(d) ? ' checked' : ''}>${d}</label>`)
@@ -159,7 +166,9 @@ function render(): void {
       .map(
         (it) =>
           `<li class="item${it.id === filters.selected ? ' selected' : ''}" data-id="${escapeHtml(it.id)}" tabindex="0">` +
-          (it.thumb ? `<img class="thumb" src="${escapeHtml(it.thumb)}" alt="">` : '<div class="thumb noimg"></div>') +
+          (it.thumb
+            ? `<img class="thumb" src="${escapeHtml(it.thumb)}" alt="">`
+            : `<div class="thumb noimg"${it.thumbNote ? ` title="${escapeHtml(it.thumbNote)}"` : ''}></div>`) +
           `<div class="text"><div class="cap">${escapeHtml(it.caption)}</div><div class="meta">${it.domain ? `<span class="domain ${escapeHtml(it.domain)}">${escapeHtml(it.domain)}</span>` : ''}<span class="score">${METRIC} ${fmt(score(it))}</span></div>${groundingChips(it.grounding)}</div></li>`,
       )
       .join('') +

@@ -120,9 +120,31 @@ export interface PredictionItemsOptions {
   metric?: string;
   /** Score scale shown in the grid (default 100, like the tables; 1 = coco-caption's raw scale). */
   scale?: number;
-  /** Thumbnails as data: URIs (default), as paths relative to `baseDir`, or none. */
+  /**
+   * Thumbnails as data: URIs (default), as paths relative to `baseDir`, or none. Only thumbnails inside the
+   * run (by real path: a symlink out of the run is dropped) are given, in either form.
+   */
   images?: 'data' | 'path' | 'none';
   baseDir?: string;
+}
+
+function insideDir(file: string, dir: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel !== '' && rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel);
+}
+
+/**
+ * A prediction's thumbnail as a real path (symlinks resolved) when it is a file inside the run's real
+ * directory; undefined when it is missing or lies outside the run (`../` in its name, or a symlink out).
+ */
+function thumbInRun(runDir: string, thumb: string): string | undefined {
+  try {
+    const realRun = fs.realpathSync(runDir);
+    const real = fs.realpathSync(path.resolve(realRun, thumb));
+    return insideDir(real, realRun) && fs.statSync(real).isFile() ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function pick<T>(items: readonly T[], n: number, order: NonNullable<PredictionItemsOptions['order']>, score: (t: T) => number): T[] {
@@ -157,11 +179,9 @@ export function predictionItems(runDir: string, split = 'nocaps-val', options: P
   return keys.flatMap((d) =>
     pick(groups.get(d)!, perDomain, order, score).map((p): CaptionItem => {
       let image: string | undefined;
-      if (p.thumb && images !== 'none') {
-        const thumb = path.resolve(runDir, p.thumb);
-        if (images === 'path') image = path.relative(options.baseDir ?? process.cwd(), thumb);
-        else if (fs.existsSync(thumb)) image = `data:${/\.png$/i.test(thumb) ? 'image/png' : 'image/jpeg'};base64,${fs.readFileSync(thumb).toString('base64')}`;
-      }
+      const thumb = p.thumb && images !== 'none' ? thumbInRun(runDir, p.thumb) : undefined;
+      if (thumb && images === 'path') image = path.relative(options.baseDir ?? process.cwd(), path.resolve(runDir, p.thumb!));
+      else if (thumb) image = `data:${/\.png$/i.test(thumb) ? 'image/png' : 'image/jpeg'};base64,${fs.readFileSync(thumb).toString('base64')}`;
       const s = p.scores?.[metric];
       return {
         id: String(p.image_id),
