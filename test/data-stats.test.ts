@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { test } from 'node:test';
+import * as tar from 'tar-stream';
 import { formatLength, shardStats, StatsAccumulator, tsvStats, TypeTable } from '../src/data/stats';
 import { fastTokenize } from '../src/text/fast-tokenizer';
 import { writeShards } from '../src/data/webdataset';
@@ -70,6 +71,29 @@ test('stats: malformed rows throw with file and line, or are counted as rejects'
   assert.equal(stats.rejects, 1);
   assert.equal(stats.tokens, 9);
   assert.deepEqual(stats.rareWords, { durian: 1, Quiche: 1, kiwi: 0 });
+  const rejected: [string, string][] = [];
+  await tsvStats(file, { malformed: 'reject', onReject: (where, reason) => rejected.push([where, reason]) });
+  assert.deepEqual(rejected, [[`${file}:2`, 'expected 2 tab-separated columns, found 1']]);
+});
+
+test('stats of shards: a sample without a caption throws, or with malformed: reject is counted and named', async () => {
+  const dir = tempDir();
+  const tarFile = path.join(dir, '00000.tar');
+  const pack = tar.pack();
+  const out = fs.createWriteStream(tarFile);
+  pack.pipe(out);
+  CAPTIONS.forEach((caption, i) => {
+    pack.entry({ name: `k${i}.jpg` }, 'not decoded');
+    if (i !== 1) pack.entry({ name: `k${i}.txt` }, caption);
+    pack.entry({ name: `k${i}.json` }, '{}');
+  });
+  pack.finalize();
+  await new Promise<void>((resolve) => out.on('close', () => resolve()));
+  await assert.rejects(shardStats(dir), (err: Error) => err.message === `${tarFile}: sample k1: no .txt member (has jpg, json)`);
+  const rejected: [string, string][] = [];
+  const stats = await shardStats(dir, { malformed: 'reject', onReject: (where, reason) => rejected.push([where, reason]) });
+  assert.deepEqual([stats.pairs, stats.rejects, stats.tokens], [3, 1, 14]);
+  assert.deepEqual(rejected, [[`${tarFile}#k1`, 'no .txt member (has jpg, json)']]);
 });
 
 test('fast tokenizer: PTB-like splits', () => {

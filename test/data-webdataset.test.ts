@@ -9,12 +9,14 @@ import * as tar from 'tar-stream';
 import { readParquetFile } from '../src/data/parquet';
 import {
   computeKey,
+  countSamples,
   decodeSample,
   imageSize,
   oomSamplePerShard,
   readFilesLayout,
   readSamples,
   readShardStats,
+  readTarShard,
   readWebdataset,
   ShardRow,
   ShardWriter,
@@ -278,4 +280,95 @@ test('img2dataset "files" layout: numbered folders of KEY.jpg, KEY.txt, KEY.json
   );
   assert.deepEqual(imageSize(samples[0].image), { width: 8, height: 6 });
   assert.equal(samples[2].source, path.join(dir, '00001'));
+});
+
+test('reader: only the members asked for are read; the others are listed unread', async () => {
+  const dir = tempDir();
+  await writeShards(dir, await sampleRows(), { samplesPerShard: 3 });
+  const captions = await collect(readWebdataset(dir, { members: ['txt'] }));
+  assert.equal(captions.length, 6);
+  for (const raw of captions) {
+    assert.deepEqual(Object.keys(raw.files), ['txt']);
+    // the image (first in each sample) and the metadata
+    assert.equal(raw.unread?.length, 2);
+    assert.ok(['jpg', 'png', 'gif'].includes(raw.unread[0]!), raw.unread[0]);
+    assert.equal(raw.unread[1], 'json');
+    assert.equal(raw.oversized, undefined);
+  }
+  assert.equal(captions[1].files.txt.toString('utf8'), 'caption 1: a durian\twith “quotes”');
+  // counting reads no member at all (here without the _stats.json that usually give the count)
+  for (const name of fs.readdirSync(dir)) if (name.endsWith('_stats.json')) fs.rmSync(path.join(dir, name));
+  assert.equal(await countSamples(dir), 6);
+});
+
+test('reader: members over maxMemberBytes are left unread and reject their sample; the cap is checked', async () => {
+  const dir = tempDir();
+  const tarFile = path.join(dir, '00000.tar');
+  const pack = tar.pack();
+  const out = fs.createWriteStream(tarFile);
+  pack.pipe(out);
+  const members: [string, number][] = [
+    ['a.jpg', 100],
+    ['a.txt', 10],
+    ['a.json', 50],
+    ['b.jpg', 40],
+    ['b.txt', 10],
+    ['b.json', 51],
+    ['c.jpg', 10],
+    ['c.txt', 10],
+    ['c.npy', 100],
+  ];
+  for (const [name, size] of members) pack.entry({ name }, name.endsWith('.json') ? `{${' '.repeat(size - 2)}}` : 'x'.repeat(size));
+  pack.finalize();
+  await new Promise<void>((resolve) => out.on('close', () => resolve()));
+  const raw = await collect(readTarShard(tarFile, { maxMemberBytes: 50 }));
+  const over = (name: string, size: number) => `member ${name} declares ${size} bytes, over the 50 bytes cap (--max-member-bytes)`;
+  assert.deepEqual(
+    raw.map((r) => [r.key, Object.keys(r.files), r.oversized]),
+    [
+      ['a', ['txt', 'json'], { jpg: over('a.jpg', 100) }],
+      ['b', ['jpg', 'txt'], { json: over('b.json', 51) }],
+      ['c', ['jpg', 'txt'], { npy: over('c.npy', 100) }],
+    ],
+  );
+  assert.throws(
+    () => decodeSample(raw[0]),
+    (err: Error) => err.message === `${tarFile}: sample a: ${over('a.jpg', 100)}`,
+  );
+  assert.throws(
+    () => decodeSample(raw[1]),
+    (err: Error) => err.message === `${tarFile}: sample b: ${over('b.json', 51)}`,
+  );
+  // a member decodeSample does not use may be over the cap
+  assert.equal(decodeSample(raw[2]).caption, 'x'.repeat(10));
+  await assert.rejects(collect(readTarShard(tarFile, { maxMemberBytes: -1 })), /maxMemberBytes must be a number of bytes ≥ 0, got -1/);
+  await assert.rejects(collect(readTarShard(tarFile, { maxMemberBytes: NaN })), /maxMemberBytes must be a number of bytes ≥ 0, got NaN/);
+});
+
+test('"files" layout: the same cap and member choice, sized from the open file', async () => {
+  const dir = tempDir();
+  const shard = path.join(dir, '00000');
+  fs.mkdirSync(shard);
+  fs.writeFileSync(path.join(shard, 'k0.jpg'), Buffer.alloc(64, 1));
+  fs.writeFileSync(path.join(shard, 'k0.txt'), 'small');
+  fs.writeFileSync(path.join(shard, 'k1.jpg'), Buffer.alloc(4096, 2));
+  fs.writeFileSync(path.join(shard, 'k1.txt'), 'also small');
+  const raw = await collect(readFilesLayout(dir, { maxMemberBytes: 1000 }));
+  assert.deepEqual(
+    raw.map((r) => [r.key, Object.keys(r.files).sort(), r.oversized]),
+    [
+      ['k0', ['jpg', 'txt'], undefined],
+      ['k1', ['txt'], { jpg: 'member k1.jpg declares 4096 bytes, over the 1000 bytes cap (--max-member-bytes)' }],
+    ],
+  );
+  assert.ok(raw[0].files.jpg.equals(Buffer.alloc(64, 1)));
+  assert.throws(() => decodeSample(raw[1]), /00000: sample k1: member k1\.jpg declares 4096 bytes, over the 1000 bytes cap/);
+  const captions = await collect(readFilesLayout(dir, { members: ['txt'] }));
+  assert.deepEqual(
+    captions.map((r) => [Object.keys(r.files), r.unread]),
+    [
+      [['txt'], ['jpg']],
+      [['txt'], ['jpg']],
+    ],
+  );
 });

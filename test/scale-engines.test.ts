@@ -112,7 +112,10 @@ function alive(pid: number): boolean {
 
 function startWorker(redis: string, log: string): ChildProcess {
   const fd = fs.openSync(log, 'a');
-  return spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), 'worker', '--redis', redis, '--lock-ms', '4000'], { stdio: ['ignore', fd, fd] });
+  // every path of the jobs lies in the test's folder: the worker's --root
+  return spawn(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), 'worker', '--redis', redis, '--root', dir, '--lock-ms', '4000'], {
+    stdio: ['ignore', fd, fd],
+  });
 }
 
 test('bullmq engine: two workers, one killed with SIGKILL mid-shard, the same outputs', { timeout: 600_000 }, async (t) => {

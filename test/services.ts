@@ -189,15 +189,83 @@ export interface RedisService {
   /** The same socket as an ioredis connection string: `new IORedis(url)` takes a bare absolute path. */
   url: string;
   dir: string;
+  /** With `tls`: the TLS port on 127.0.0.1 and the PEM files (a CA, the client's certificate and key) a client needs. */
+  tls?: { port: number; ca: string; cert: string; key: string };
   stop(): Promise<void>;
 }
 
-/** A Redis server on a unix socket in a fresh temporary folder, no TCP port, no persistence. */
-export async function startRedis(options: { timeoutMs?: number } = {}): Promise<RedisService> {
+export interface RedisOptions {
+  timeoutMs?: number;
+  /**
+   * An ACL user with every command on the keys that match `keys` (default `*`: all), and the default user
+   * switched off: every connection must log in (AUTH user password), the unix socket too.
+   */
+  user?: { name: string; password: string; keys?: string };
+  /**
+   * Also listen with TLS on a free loopback port: a fresh CA (openssl, EC P-256, one day) signs the server's
+   * certificate (127.0.0.1, localhost) and a client certificate, which the server asks for (Redis's default
+   * tls-auth-clients yes).
+   */
+  tls?: boolean;
+}
+
+/** The TLS files of a test Redis: ca.crt, server.crt/key, client.crt/key in `dir`. */
+async function makeCertificates(dir: string): Promise<{ ca: string; cert: string; key: string; serverCert: string; serverKey: string }> {
+  const openssl = findProgram('openssl');
+  if (!openssl) throw new ServiceMissingError('redis with TLS: openssl not found (Debian package openssl)');
+  const f = (name: string) => path.join(dir, name);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  const step = async (args: string[]) => {
+    const r = await run(openssl, args, process.env, 10_000);
+    if (r.code !== 0) throw new Error(`openssl ${args.join(' ')}: ${r.stderr}`);
+  };
+  await step(['req', '-x509', ...ec, '-keyout', f('ca.key'), '-out', f('ca.crt'), '-subj', '/CN=cckit test CA', '-days', '1']);
+  fs.writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  for (const [name, ext] of [
+    ['server', ['-extfile', f('server.ext')]],
+    ['client', []],
+  ] as const) {
+    await step(['req', ...ec, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', `/CN=cckit test ${name}`]);
+    await step([
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f(`${name}.crt`),
+      '-days',
+      '1',
+      ...ext,
+    ]);
+  }
+  return { ca: f('ca.crt'), cert: f('client.crt'), key: f('client.key'), serverCert: f('server.crt'), serverKey: f('server.key') };
+}
+
+/** A Redis server on a unix socket in a fresh temporary folder, no TCP port (with `tls`: a TLS port on loopback), no persistence. */
+export async function startRedis(options: RedisOptions = {}): Promise<RedisService> {
   const server = need('redis', 'redis-server');
   const dir = tempDir('cckit-redis-');
   const socket = path.join(dir, 'redis.sock');
   const args = ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--dir', dir];
+  if (options.user)
+    args.push('--user', options.user.name, 'on', `>${options.user.password}`, `~${options.user.keys ?? '*'}`, '&*', '+@all', '--user', 'default', 'off');
+  let tls: RedisService['tls'];
+  if (options.tls) {
+    try {
+      const files = await makeCertificates(dir);
+      const [port] = await freePorts(1);
+      args.push('--tls-port', String(port), '--tls-cert-file', files.serverCert, '--tls-key-file', files.serverKey, '--tls-ca-cert-file', files.ca);
+      tls = { port, ca: files.ca, cert: files.cert, key: files.key };
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
   const d = daemon('redis-server', server, args, path.join(dir, 'redis.log'));
   let stopped = false;
   const stop = async () => {
@@ -206,10 +274,11 @@ export async function startRedis(options: { timeoutMs?: number } = {}): Promise<
     await stopDaemon(d);
     fs.rmSync(dir, { recursive: true, force: true });
   };
+  const login = options.user ? [['AUTH', options.user.name, options.user.password]] : [];
   try {
     await waitFor(
       'redis to answer PING',
-      async () => (await redisRaw(socket, [['PING']], (r) => r.includes('\r\n'), 500)).startsWith('+PONG'),
+      async () => (await redisRaw(socket, [...login, ['PING']], (r) => r.split('\r\n').length > login.length + 1, 500)).endsWith('+PONG\r\n'),
       [d],
       options.timeoutMs ?? 10_000,
     );
@@ -217,7 +286,7 @@ export async function startRedis(options: { timeoutMs?: number } = {}): Promise<
     await stop();
     throw err;
   }
-  return { socket, url: socket, dir, stop };
+  return { socket, url: socket, dir, ...(tls ? { tls } : {}), stop };
 }
 
 // ---------------------------------------------------------------------------------------------------------

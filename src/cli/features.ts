@@ -12,7 +12,7 @@ import { loadBackbone } from '../vision/index';
 import { sourceSlice } from '../vision/sources';
 import type { ImageRef } from '../vision/features';
 import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
-import { parseChoice, parseWholeNumber } from './options';
+import { maxMemberBytesOption, parseChoice, parseMaxMemberBytes, parseWholeNumber } from './options';
 import { addFetchOptions, fetchFlags } from './filter';
 import { ImageSource } from '../data/images';
 import { createHash } from 'crypto';
@@ -40,6 +40,8 @@ export interface FeaturesFlags {
   allowPrivate?: boolean;
   ignoreRobotsTag?: boolean;
   contact?: string;
+  /** Shard folders: largest member read; default 20 MiB. */
+  maxMemberBytes?: string;
 }
 
 /** Where a sharded features run keeps its plan and done-markers: one folder per source and settings. */
@@ -70,7 +72,8 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
   const seed = parseWholeNumber('--seed', flags.seed);
   const batchSize = parseWholeNumber('--batch-size', flags.batchSize, 1);
   const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit);
-  const images = await sourceSlice(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images, shard: sharding.shard });
+  const maxMemberBytes = parseMaxMemberBytes(flags.maxMemberBytes);
+  const images = await sourceSlice(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images, shard: sharding.shard, maxMemberBytes });
   const backend = await initBackend();
   const progress = terminalProgress();
   const started = Date.now();
@@ -206,5 +209,6 @@ export function featuresCommand(): Command {
     )
     .option('--pretrain-steps <n>', "world-cnn: override the recipe's pre-training steps (batch 32)")
     .option('--pretrain-images <n>', "world-cnn: override the recipe's pre-training images")
+    .addOption(maxMemberBytesOption())
     .action(runFeatures);
 }

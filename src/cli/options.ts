@@ -1,4 +1,6 @@
 /** Checks for the commands' option values: each error names the option, the value and what it takes. */
+import { Option } from 'commander';
+import { DEFAULT_MAX_MEMBER_BYTES } from '../data/webdataset';
 
 /** A whole number written in plain digits ("12", not "1e1", "0x10" or ""), at least `min`. */
 export function parseWholeNumber(flag: string, value: string, min = 0): number {
@@ -31,4 +33,21 @@ export function parseJsonOption(flag: string, value: string): unknown {
   } catch (err) {
     throw new Error(`${flag}: not valid JSON (${(err as Error).message}): ${value}`);
   }
+}
+
+/**
+ * `--max-member-bytes <n>`, for every command that reads webdataset shards / img2dataset output: members
+ * larger than this are skipped unread and their sample rejected. Add it with `.addOption(maxMemberBytesOption())`
+ * and read it with `parseMaxMemberBytes(flags.maxMemberBytes)`.
+ */
+export function maxMemberBytesOption(): Option {
+  return new Option(
+    '--max-member-bytes <n>',
+    "shard members (images, captions, metadata) over this many bytes are skipped unread and their sample rejected (default 20 MiB, the fetcher's largest image)",
+  ).default(String(DEFAULT_MAX_MEMBER_BYTES));
+}
+
+/** The `--max-member-bytes` value (undefined when the command was built without the option: the default cap). */
+export function parseMaxMemberBytes(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : parseWholeNumber('--max-member-bytes', value, 1);
 }

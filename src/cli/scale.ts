@@ -2,6 +2,8 @@
  * The shard and engine flags every heavy stage shares (docs/scale.md), `cckit worker` (BullMQ) and
  * `cckit scale finish` (Slurm's finishing job).
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import type { Command } from 'commander';
 import {
   ENGINES,
@@ -11,6 +13,7 @@ import {
   enqueue,
   finishRound,
   finishScript,
+  redactRedisUrl,
   runCckit,
   runLocal,
   runSlurm,
@@ -20,6 +23,7 @@ import {
 } from '../scale';
 import type { SlurmOptions } from '../scale/slurm';
 import { parseShard, type ShardSpec } from '../util/shard';
+import { quoteInput } from '../util/untrusted-text';
 import { parseChoice, parseWholeNumber } from './options';
 
 export interface ShardFlags {
@@ -64,7 +68,7 @@ export function addShardOptions(command: Command): Command {
     .option('--slurm-time <limit>', 'slurm engine: sbatch --time per task (e.g. 02:00:00)')
     .option('--slurm-cpus <n>', 'slurm engine: sbatch --cpus-per-task')
     .option('--slurm-mem <size>', 'slurm engine: sbatch --mem per task (e.g. 8G)')
-    .option('--redis <url>', 'bullmq engine: redis://host:port, unix:///path/redis.sock')
+    .option('--redis <url>', 'bullmq engine: redis://[user:password@]host:port, rediss://… (TLS), unix:///path/redis.sock')
     .option('--queue-prefix <prefix>', 'bullmq engine: key prefix of the queues', 'cckit')
     .option('--dry-run', 'slurm engine: print the sbatch scripts, submit nothing', false)
     .option('--no-wait', 'slurm / bullmq engines: submit and return (the merge runs when the shards are done)');
@@ -129,7 +133,8 @@ export async function runOnEngine(flags: ShardFlags & { out: string }, command: 
     if (!flags.redis) throw new Error('--engine bullmq needs --redis URL');
     const target = { redis: flags.redis, prefix: flags.queuePrefix };
     const id = await enqueue(job, target);
-    say(`bullmq engine: ${job.shards} shard jobs and the merge (job ${id}) on ${flags.redis}; workers: cckit worker --redis ${flags.redis}`);
+    const shown = redactRedisUrl(flags.redis);
+    say(`bullmq engine: ${job.shards} shard jobs and the merge (job ${id}) on ${shown}; workers: cckit worker --redis ${shown} --root FOLDER`);
     if (flags.wait) {
       let last = -1;
       await waitForFlow(id, {
@@ -152,38 +157,48 @@ export async function runOnEngine(flags: ShardFlags & { out: string }, command: 
  */
 async function runJobInChild(argv: string[]): Promise<void> {
   const code = await runCckit(argv, undefined, { exitWithParent: true });
-  if (code !== 0) throw new Error(`cckit ${argv[0]} exited ${code}`);
+  if (code !== 0) throw new Error(`cckit ${argv.find((a) => !a.startsWith('-')) ?? ''} exited ${code}`);
 }
 
 export function registerScaleCommands(program: Command): void {
   program
     .command('worker')
-    .description('a BullMQ worker: runs the shard and merge jobs of `--engine bullmq` commands until stopped (SIGINT / SIGTERM)')
-    .requiredOption('--redis <url>', 'redis://host:port or unix:///path/redis.sock')
+    .description(
+      "a BullMQ worker: runs the shard and merge jobs of `--engine bullmq` commands until stopped (SIGINT / SIGTERM); only the engine's stages, with paths under --root",
+    )
+    .requiredOption('--redis <url>', 'redis://[user:password@]host:port, rediss://… (TLS) or unix:///path/redis.sock (docs/scale.md)')
+    .option('--root <dir>', "every path a job names (inputs, outputs, caches, checkpoints) must lie in this folder (default: the worker's working folder)")
     .option('--queue-prefix <prefix>', 'key prefix of the queues', 'cckit')
     .option('--concurrency <n>', 'jobs at once in this worker', '1')
     .option('--rate-max <n>', 'global rate limit: at most this many jobs started …')
     .option('--rate-duration <ms>', '… per this many milliseconds, over all workers', '1000')
     .option('--lock-ms <ms>', "a job's lock; a dead worker's job is retried after it", '30000')
-    .action(async (flags: { redis: string; queuePrefix: string; concurrency: string; rateMax?: string; rateDuration: string; lockMs: string }) => {
-      const workers = await startWorkers({
-        redis: flags.redis,
-        prefix: flags.queuePrefix,
-        run: runJobInChild,
-        concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
-        lockDurationMs: parseWholeNumber('--lock-ms', flags.lockMs, 1000),
-        ...(flags.rateMax
-          ? { limiter: { max: parseWholeNumber('--rate-max', flags.rateMax, 1), duration: parseWholeNumber('--rate-duration', flags.rateDuration, 1) } }
-          : {}),
-        onJob: (name, status, error) => process.stderr.write(`worker ${process.pid}: ${name} ${status}${error ? `: ${error}` : ''}\n`),
-      });
-      process.stderr.write(`worker ${process.pid}: ready on ${flags.redis}\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await workers.close();
-    });
+    .action(
+      async (flags: { redis: string; root?: string; queuePrefix: string; concurrency: string; rateMax?: string; rateDuration: string; lockMs: string }) => {
+        const root = path.resolve(flags.root ?? process.cwd());
+        if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`--root: ${quoteInput(root)} is not a folder`);
+        const workers = await startWorkers({
+          redis: flags.redis,
+          root,
+          prefix: flags.queuePrefix,
+          run: runJobInChild,
+          concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
+          lockDurationMs: parseWholeNumber('--lock-ms', flags.lockMs, 1000),
+          ...(flags.rateMax
+            ? { limiter: { max: parseWholeNumber('--rate-max', flags.rateMax, 1), duration: parseWholeNumber('--rate-duration', flags.rateDuration, 1) } }
+            : {}),
+          // the job's name and reason come from the queue: quoted, so they cannot forge a log line
+          onJob: (name, status, error) =>
+            process.stderr.write(`worker ${process.pid}: ${quoteInput(name)} ${status}${error ? `: ${quoteInput(error, 2000)}` : ''}\n`),
+        });
+        process.stderr.write(`worker ${process.pid}: ready on ${redactRedisUrl(flags.redis)}, paths under ${quoteInput(fs.realpathSync(root))}\n`);
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await workers.close();
+      },
+    );
 
   program
     .command('scale')

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import { CaptionStatistics, DEFAULT_RARE_WORDS, shardStats, tsvStats } from '../data/stats';
 import { formatTable } from '../report/table';
-import { parseChoice } from './options';
+import { quoteInput } from '../util/untrusted-text';
+import { parseChoice, parseMaxMemberBytes } from './options';
 
 export interface StatsFlags {
   layout: string;
@@ -9,7 +10,12 @@ export interface StatsFlags {
   rareWords: string;
   malformed: string;
   json: boolean;
+  /** Shard folders: largest member read (`maxMemberBytesOption`); default 20 MiB. */
+  maxMemberBytes?: string;
 }
+
+/** Rejected rows or samples named on stderr (the rest are only counted). */
+const REJECTS_SHOWN = 10;
 
 /** CC12M Table 1 statistics of a TSV file or a folder of shards. */
 export async function runStats(source: string, flags: StatsFlags): Promise<void> {
@@ -21,11 +27,17 @@ export async function runStats(source: string, flags: StatsFlags): Promise<void>
     .split(',')
     .map((w) => w.trim().toLowerCase())
     .filter(Boolean);
-  const options = { tokenizer: flags.tokenizer as 'fast' | 'ptb', rareWords };
+  const maxMemberBytes = parseMaxMemberBytes(flags.maxMemberBytes);
+  let shown = 0;
+  const onReject = (where: string, reason: string) => {
+    if (shown++ < REJECTS_SHOWN) process.stderr.write(`cckit: skipped ${quoteInput(where)}: ${quoteInput(reason)}\n`);
+  };
+  const options = { tokenizer: flags.tokenizer as 'fast' | 'ptb', rareWords, malformed: flags.malformed as 'throw' | 'reject', onReject };
   const started = Date.now();
   const stats: CaptionStatistics = fs.statSync(source).isDirectory()
-    ? await shardStats(source, options)
-    : await tsvStats(source, { ...options, layout: flags.layout as 'auto', malformed: flags.malformed as 'throw' | 'reject' });
+    ? await shardStats(source, { ...options, maxMemberBytes })
+    : await tsvStats(source, { ...options, layout: flags.layout as 'auto' });
+  if (shown > REJECTS_SHOWN) process.stderr.write(`cckit: … and ${shown - REJECTS_SHOWN} more skipped\n`);
   if (flags.json) {
     process.stdout.write(JSON.stringify(stats) + '\n');
     return;

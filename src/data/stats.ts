@@ -17,7 +17,8 @@
  */
 import { scanTokens, type TokenSink } from '../text/fast-tokenizer';
 import { readTsvBatches, isReject, TsvLayout } from './tsv';
-import { readImg2dataset, ShardError } from './webdataset';
+import { readImg2dataset, ShardError, type ReadShardOptions } from './webdataset';
+import { quoteInput } from '../util/untrusted-text';
 
 export const DEFAULT_RARE_WORDS: readonly string[] = ['mangosteen', 'durian', 'quiche', 'pokemon'];
 
@@ -34,7 +35,7 @@ export interface CaptionStatistics {
   lengthStd: number;
   /** Token occurrences of each chosen rare word. */
   rareWords: Record<string, number>;
-  /** Malformed rows skipped (TSV only, with malformed: 'reject'). */
+  /** Malformed rows (TSV) or samples (shards: no caption, or a caption over the member cap) skipped, with malformed: 'reject'. */
   rejects: number;
   tokenizer: StatsTokenizer;
 }
@@ -45,6 +46,10 @@ export interface StatsOptions {
   /** Called about every `progressEvery` rows with the rows seen so far. */
   onProgress?: (rows: number) => void;
   progressEvery?: number;
+  /** 'throw' (default) stops at the first malformed row or sample; 'reject' counts it in `rejects` and goes on. */
+  malformed?: 'throw' | 'reject';
+  /** Called with each rejected row or sample (malformed: 'reject'): where it is (`file:line`, `shard#key`) and why. */
+  onReject?: (where: string, reason: string) => void;
 }
 
 /** Calls `sink` with each PTB token (ptbTokenize, lower-cased, punctuation kept). */
@@ -214,8 +219,6 @@ export class StatsAccumulator implements TokenSink {
 
 export interface TsvStatsOptions extends StatsOptions {
   layout?: TsvLayout | 'auto';
-  /** 'throw' (default) stops at the first malformed line; 'reject' counts it in `rejects` and goes on. */
-  malformed?: 'throw' | 'reject';
   unescape?: boolean;
 }
 
@@ -228,8 +231,10 @@ export async function tsvStats(file: string, options: TsvStatsOptions = {}): Pro
   for await (const batch of readTsvBatches(file, { layout: options.layout, malformed: options.malformed, unescape: options.unescape })) {
     for (let i = 0; i < batch.length; i++) {
       const item = batch[i];
-      if (isReject(item)) stats.rejects++;
-      else stats.add(item.caption);
+      if (isReject(item)) {
+        stats.rejects++;
+        options.onReject?.(`${file}:${item.line}`, item.reject);
+      } else stats.add(item.caption);
     }
     rows += batch.length;
     if (options.onProgress && rows >= nextReport) {
@@ -240,14 +245,27 @@ export async function tsvStats(file: string, options: TsvStatsOptions = {}): Pro
   return stats.result();
 }
 
-/** Statistics of the captions (KEY.txt) in an img2dataset output folder, tar shards or files layout. */
-export async function shardStats(folder: string, options: StatsOptions = {}): Promise<CaptionStatistics> {
+export type ShardStatsOptions = StatsOptions & Pick<ReadShardOptions, 'maxMemberBytes'>;
+
+/**
+ * Statistics of the captions (KEY.txt) in an img2dataset output folder, tar shards or files layout. Only the
+ * captions are read: images and metadata are skipped unread, and a caption over `maxMemberBytes` is not
+ * read either (its sample is malformed).
+ */
+export async function shardStats(folder: string, options: ShardStatsOptions = {}): Promise<CaptionStatistics> {
   const stats = new StatsAccumulator(options);
   const every = options.progressEvery ?? 100_000;
   let rows = 0;
-  for await (const raw of readImg2dataset(folder)) {
+  for await (const raw of readImg2dataset(folder, { members: ['txt'], maxMemberBytes: options.maxMemberBytes })) {
     const txt = raw.files.txt;
-    if (txt === undefined) throw new ShardError(raw.source, `sample ${raw.key}: no .txt member (has ${Object.keys(raw.files).join(', ')})`);
+    if (txt === undefined) {
+      const present = [...Object.keys(raw.files), ...Object.keys(raw.oversized ?? {}), ...(raw.unread ?? [])];
+      const reason = raw.oversized?.txt ?? `no .txt member (has ${present.map((ext) => quoteInput(ext)).join(', ')})`;
+      if (options.malformed !== 'reject') throw new ShardError(raw.source, `sample ${quoteInput(raw.key)}: ${reason}`);
+      stats.rejects++;
+      options.onReject?.(`${raw.source}#${quoteInput(raw.key)}`, reason);
+      continue;
+    }
     stats.add(txt.toString('utf8'));
     if (options.onProgress && ++rows % every === 0) options.onProgress(rows);
   }

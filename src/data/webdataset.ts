@@ -43,7 +43,9 @@ import * as path from 'path';
 import * as tar from 'tar-stream';
 import { releaseTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
 import { writeParquetFile, type ParquetColumn } from './parquet';
+import { DEFAULT_IMAGE_SOURCE } from './images';
 import { readJsonFile } from '../util/json';
+import { quoteInput } from '../util/untrusted-text';
 
 export type ImageExt = 'jpg' | 'png' | 'gif' | 'webp';
 
@@ -61,7 +63,45 @@ export interface RawSample {
   key: string;
   /** The tar file or the shard folder it came from. */
   source: string;
+  /** The members read (those asked for and within the size cap), by extension. */
   files: Record<string, Buffer>;
+  /** Members over the size cap, left unread, by extension: why (`member K.jpg declares … bytes, over the … cap`). */
+  oversized?: Record<string, string>;
+  /** Extensions of the members left unread because they were not asked for (`ReadShardOptions.members`). */
+  unread?: string[];
+}
+
+/**
+ * How shard members are read. A shard is untrusted input: a member's header may declare any size, so
+ * members over `maxMemberBytes` are skipped without being held in memory, and the sample says so
+ * (`RawSample.oversized`; `decodeSample` then rejects it).
+ */
+export interface ReadShardOptions {
+  /** Largest member read, in bytes (default `DEFAULT_MAX_MEMBER_BYTES`, the fetcher's largest image). */
+  maxMemberBytes?: number;
+  /** Only members with these extensions are read (e.g. ['txt'] for captions); the others are skipped unread. Default: all. */
+  members?: readonly string[];
+}
+
+/** The default cap on a shard member: the largest image the fetcher downloads by default (`--max-bytes`), 20 MiB. */
+export const DEFAULT_MAX_MEMBER_BYTES = DEFAULT_IMAGE_SOURCE.maxBytes;
+
+/** "20 MiB" for whole mebibytes, else the bytes. */
+function formatBytes(bytes: number): string {
+  return bytes >= 1 << 20 && bytes % (1 << 20) === 0 ? `${bytes / (1 << 20)} MiB` : `${bytes} bytes`;
+}
+
+/** Why a member of `size` bytes is not read. */
+function oversizedReason(name: string, size: number, cap: number): string {
+  return `member ${quoteInput(name)} declares ${size} bytes, over the ${formatBytes(cap)} cap (--max-member-bytes)`;
+}
+
+/** The cap and the member filter of `options`, checked. */
+function readSettings(options: ReadShardOptions): { cap: number; wanted: (ext: string) => boolean } {
+  const cap = options.maxMemberBytes ?? DEFAULT_MAX_MEMBER_BYTES;
+  if (!(cap >= 0)) throw new Error(`maxMemberBytes must be a number of bytes ≥ 0, got ${cap}`);
+  const members = options.members;
+  return { cap, wanted: members ? (ext) => members.includes(ext) : () => true };
 }
 
 export type FailureStatus = 'failed_to_download' | 'failed_to_resize';
@@ -527,8 +567,11 @@ export function splitMemberName(name: string): { key: string; ext: string } | un
   return { key: name.slice(0, dot), ext: name.slice(dot + 1) };
 }
 
-/** Groups consecutive (key, ext, data) members into samples; a key that comes back later is an error. */
-async function* groupMembers(source: string, members: AsyncIterable<{ name: string; data: Buffer }>): AsyncGenerator<RawSample> {
+/** A member as read: its bytes, or why it was left unread (over the cap, or not asked for). */
+type Member = { name: string } & ({ data: Buffer } | { oversized: string } | { unread: true });
+
+/** Groups consecutive members into samples; a key that comes back later is an error. */
+async function* groupMembers(source: string, members: AsyncIterable<Member>): AsyncGenerator<RawSample> {
   let current: RawSample | undefined;
   const seen = new Set<string>();
   for await (const member of members) {
@@ -539,27 +582,48 @@ async function* groupMembers(source: string, members: AsyncIterable<{ name: stri
       current = undefined;
     }
     if (!current) {
-      if (seen.has(parts.key)) throw new ShardError(source, `member ${member.name}: key ${parts.key} appears again after other samples`);
+      if (seen.has(parts.key))
+        throw new ShardError(source, `member ${quoteInput(member.name)}: key ${quoteInput(parts.key)} appears again after other samples`);
       seen.add(parts.key);
       current = { key: parts.key, source, files: {} };
     }
-    if (current.files[parts.ext] !== undefined) throw new ShardError(source, `member ${member.name}: a second .${parts.ext} for key ${parts.key}`);
-    current.files[parts.ext] = member.data;
+    if (current.files[parts.ext] !== undefined || current.oversized?.[parts.ext] !== undefined || current.unread?.includes(parts.ext))
+      throw new ShardError(source, `member ${quoteInput(member.name)}: a second .${quoteInput(parts.ext)} for key ${quoteInput(parts.key)}`);
+    if ('data' in member) current.files[parts.ext] = member.data;
+    else if ('oversized' in member) (current.oversized ??= {})[parts.ext] = member.oversized;
+    else (current.unread ??= []).push(parts.ext);
   }
   if (current) yield current;
 }
 
-async function* tarMembers(file: string): AsyncGenerator<{ name: string; data: Buffer }> {
+/** The extension part of a member name ("c.jpg" of "a/b.c.jpg"), or undefined where it has none. */
+function memberExt(name: string): string | undefined {
+  return splitMemberName(name)?.ext;
+}
+
+async function* tarMembers(file: string, options: ReadShardOptions): AsyncGenerator<Member> {
+  const { cap, wanted } = readSettings(options);
   const extract = tar.extract();
-  const input = fs.createReadStream(file);
+  // 1 MiB reads: a skipped member is drained in fewer, larger chunks
+  const input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
   input.on('error', (err) => extract.destroy(err));
   input.pipe(extract);
   try {
     for await (const entry of extract) {
+      const type = entry.header.type ?? 'file';
+      const name = entry.header.name.replace(/^\.\//, '');
+      const size = entry.header.size ?? 0;
+      const ext = memberExt(name);
+      const isFile = type === 'file' || type === 'contiguous-file';
+      if (!isFile || ext === undefined || !wanted(ext) || size > cap) {
+        // skipped unread: the stream is drained chunk by chunk, never held
+        for await (const chunk of entry) void chunk;
+        if (isFile) yield size > cap && ext !== undefined && wanted(ext) ? { name, oversized: oversizedReason(name, size, cap) } : { name, unread: true };
+        continue;
+      }
       const chunks: Buffer[] = [];
       for await (const chunk of entry) chunks.push(chunk as Buffer);
-      const type = entry.header.type ?? 'file';
-      if (type === 'file' || type === 'contiguous-file') yield { name: entry.header.name.replace(/^\.\//, ''), data: Buffer.concat(chunks) };
+      yield { name, data: Buffer.concat(chunks) };
     }
   } catch (err) {
     if (err instanceof ShardError) throw err;
@@ -570,9 +634,9 @@ async function* tarMembers(file: string): AsyncGenerator<{ name: string; data: B
   }
 }
 
-/** Samples of one tar shard, in member order. */
-export function readTarShard(file: string): AsyncGenerator<RawSample> {
-  return groupMembers(file, tarMembers(file));
+/** Samples of one tar shard, in member order; members over the cap are left unread (`RawSample.oversized`). */
+export function readTarShard(file: string, options: ReadShardOptions = {}): AsyncGenerator<RawSample> {
+  return groupMembers(file, tarMembers(file, options));
 }
 
 /** The `.tar` shards in a folder, in name order (hidden temporaries excluded). */
@@ -585,13 +649,37 @@ export function listTarShards(folder: string): string[] {
 }
 
 /** Samples of every tar shard in a folder (or of the given tar files), shard by shard in name order. */
-export async function* readWebdataset(folderOrFiles: string | readonly string[]): AsyncGenerator<RawSample> {
+export async function* readWebdataset(folderOrFiles: string | readonly string[], options: ReadShardOptions = {}): AsyncGenerator<RawSample> {
   const files = typeof folderOrFiles === 'string' ? listTarShards(folderOrFiles) : folderOrFiles;
-  for (const file of files) yield* readTarShard(file);
+  for (const file of files) yield* readTarShard(file, options);
+}
+
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
+/** A member file of the files layout: read whole when within the cap (its size taken from the open file), else left unread. */
+async function readMemberFile(file: string, name: string, cap: number): Promise<Member> {
+  // non-blocking, so a FIFO swapped in cannot hang the read; the type is checked on the open descriptor
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | O_NONBLOCK);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { name, unread: true };
+    if (stat.size > cap) return { name, oversized: oversizedReason(name, stat.size, cap) };
+    const data = Buffer.alloc(stat.size);
+    let filled = 0;
+    while (filled < data.length) {
+      const { bytesRead } = await handle.read(data, filled, data.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { name, data: data.subarray(0, filled) };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Samples of an img2dataset "files" output: numbered folders (00000/, 00001/, …) of KEY.jpg, KEY.txt, KEY.json. */
-export async function* readFilesLayout(folder: string): AsyncGenerator<RawSample> {
+export async function* readFilesLayout(folder: string, options: ReadShardOptions = {}): AsyncGenerator<RawSample> {
+  const { cap, wanted } = readSettings(options);
   const shards = fs
     .readdirSync(folder, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && /^\d+$/.test(entry.name))
@@ -609,16 +697,17 @@ export async function* readFilesLayout(folder: string): AsyncGenerator<RawSample
       return parts ? [{ name, ...parts }] : [];
     });
     parsed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.ext < b.ext ? -1 : a.ext > b.ext ? 1 : 0));
-    async function* members(): AsyncGenerator<{ name: string; data: Buffer }> {
-      for (const entry of parsed) yield { name: entry.name, data: await fs.promises.readFile(path.join(dir, entry.name)) };
+    async function* members(): AsyncGenerator<Member> {
+      for (const entry of parsed)
+        yield wanted(entry.ext) ? await readMemberFile(path.join(dir, entry.name), entry.name, cap) : { name: entry.name, unread: true };
     }
     yield* groupMembers(dir, members());
   }
 }
 
 /** Reads an img2dataset output folder of either layout: tar shards if there are any, else numbered folders. */
-export function readImg2dataset(folder: string): AsyncGenerator<RawSample> {
-  return listTarShards(folder).length > 0 ? readWebdataset(folder) : readFilesLayout(folder);
+export function readImg2dataset(folder: string, options: ReadShardOptions = {}): AsyncGenerator<RawSample> {
+  return listTarShards(folder).length > 0 ? readWebdataset(folder, options) : readFilesLayout(folder, options);
 }
 
 interface TarCount {
@@ -651,7 +740,8 @@ export async function countSamples(folder: string): Promise<number> {
   const counts = tarSampleCounts(folder);
   if (counts) return counts.reduce((n, c) => n + c.samples, 0);
   let count = 0;
-  for await (const raw of readImg2dataset(folder)) if (raw) count++;
+  // counting needs the member names only: no member is read
+  for await (const raw of readImg2dataset(folder, { members: [] })) if (raw) count++;
   return count;
 }
 
@@ -660,7 +750,11 @@ export async function countSamples(folder: string): Promise<number> {
  * tar has its _stats.json, the tars before the range are skipped unread, so N shards read a folder about once in
  * all, not N times; a tar whose samples differ from its stats would shift every later slice, so it is refused.
  */
-export async function* readSampleRange(folder: string, range?: { start: number; end: number }): AsyncGenerator<{ raw: RawSample; position: number }> {
+export async function* readSampleRange(
+  folder: string,
+  range?: { start: number; end: number },
+  options: ReadShardOptions = {},
+): AsyncGenerator<{ raw: RawSample; position: number }> {
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
   const counts = range ? tarSampleCounts(folder) : undefined;
@@ -677,7 +771,12 @@ export async function* readSampleRange(folder: string, range?: { start: number; 
     if (current && expected.has(current.source) && expected.get(current.source) !== current.seen)
       throw new ShardError(current.source, `${current.seen} samples, but its _stats.json counts ${expected.get(current.source)} successes`);
   };
-  for await (const raw of files ? readWebdataset(files.map((c) => c.file)) : readImg2dataset(folder)) {
+  for await (const raw of files
+    ? readWebdataset(
+        files.map((c) => c.file),
+        options,
+      )
+    : readImg2dataset(folder, options)) {
     if (current?.source !== raw.source) {
       checkCount();
       current = { source: raw.source, seen: 0 };
@@ -691,9 +790,17 @@ export async function* readSampleRange(folder: string, range?: { start: number; 
   checkCount();
 }
 
-/** Decodes a raw sample's image, caption and metadata; errors name the source and key. */
+/** The members `decodeSample` uses: the images, the caption and the metadata. */
+const DECODED_EXTS: readonly string[] = [...IMAGE_EXTS, 'txt', 'json'];
+
+/**
+ * Decodes a raw sample's image, caption and metadata; errors name the source and key. A sample whose
+ * image, caption or metadata was over the size cap is rejected with the reason.
+ */
 export function decodeSample(raw: RawSample): ShardSample {
-  const where = `sample ${raw.key}`;
+  const where = `sample ${quoteInput(raw.key)}`;
+  const oversized = DECODED_EXTS.find((ext) => raw.oversized?.[ext] !== undefined);
+  if (oversized !== undefined) throw new ShardError(raw.source, `${where}: ${raw.oversized![oversized]}`);
   const imageExt = (['jpg', 'png', 'gif', 'webp'] as const).find((ext) => raw.files[ext] !== undefined);
   if (!imageExt) throw new ShardError(raw.source, `${where}: no .jpg, .png, .gif or .webp member (has ${Object.keys(raw.files).join(', ')})`);
   const txt = raw.files.txt;
@@ -713,8 +820,8 @@ export function decodeSample(raw: RawSample): ShardSample {
 }
 
 /** Decoded samples of an img2dataset output folder (either layout). */
-export async function* readSamples(folder: string): AsyncGenerator<ShardSample & { source: string }> {
-  for await (const raw of readImg2dataset(folder)) yield { ...decodeSample(raw), source: raw.source };
+export async function* readSamples(folder: string, options: ReadShardOptions = {}): AsyncGenerator<ShardSample & { source: string }> {
+  for await (const raw of readImg2dataset(folder, options)) yield { ...decodeSample(raw), source: raw.source };
 }
 
 /** Reads a shard's `NNNNN_stats.json`. */

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { readParquetFile } from '../data/parquet';
 import { ImageSource } from '../data/images';
 import type { FetchFailure } from '../data/fetch';
-import { OpenShard, readTarShard, shardName, type FailureInput, type ShardStats } from '../data/webdataset';
+import { DEFAULT_MAX_MEMBER_BYTES, OpenShard, readTarShard, shardName, type FailureInput, type ShardStats } from '../data/webdataset';
 import { escapeControlCharacters, hasControlCharacters } from '../util/untrusted-text';
 import { HashTable } from './hashes';
 import { HostScheduler } from './politeness';
@@ -243,7 +243,11 @@ export async function retryFailedRows(id: number, context: ShardContext): Promis
   const kept = new Set<number>();
   try {
     const byKey = new Map(records.map((r) => [String(r.key), r]));
-    for await (const sample of readTarShard(path.join(context.out, `${name}.tar`))) {
+    // our own shard: its images may be as large as this run's --max-bytes allowed, and none may be dropped
+    const maxMemberBytes = Math.max(context.source.options.maxBytes, DEFAULT_MAX_MEMBER_BYTES);
+    for await (const sample of readTarShard(path.join(context.out, `${name}.tar`), { maxMemberBytes })) {
+      // a member over even that cap (a hand-edited tar): fetched again rather than copied without its image
+      if (sample.oversized) continue;
       const record = byKey.get(sample.key);
       const json = sample.files.json ? (JSON.parse(sample.files.json.toString('utf8')) as Record<string, unknown>) : {};
       const index = indexOf(sample.key);

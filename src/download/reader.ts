@@ -215,11 +215,19 @@ export function readInputRows(file: string, options: ReadInputOptions = {}): Asy
   return tsvRows(file, options);
 }
 
-/** The list cut into shards: shard `s` holds input rows s·n … s·n + n − 1. */
+/** Lets the event loop run (signals, timers), even where every read resolves without I/O. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The list cut into shards: shard `s` holds input rows s·n … s·n + n − 1. The event loop runs between
+ * batches, so however the list is read (and whatever the consumer does with rows that fail at once), a
+ * long list never keeps Ctrl-C or SIGTERM from being handled.
+ */
 export async function* inputShards(file: string, samplesPerShard: number, options: ReadInputOptions = {}): AsyncGenerator<{ shard: number; rows: InputRow[] }> {
   let shard = 0;
   let rows: InputRow[] = [];
   for await (const batch of readInputRows(file, options)) {
+    await yieldToEventLoop();
     for (const r of batch) {
       rows.push(r);
       if (rows.length === samplesPerShard) {

@@ -4,14 +4,18 @@
  * (`cckit worker --redis URL`) run each job's cckit command line in a child cckit process tied to the worker
  * by an IPC channel (BullMQ's sandboxed processors orphan their child when the worker is killed; this child
  * exits when the channel closes), while the worker's own event loop stays free to renew the job's lock. With
- * retries and backoff; a job whose worker died is found
- * stalled and handed to another worker. A retried shard may run twice: shards are idempotent (atomic
- * writes, done-markers), so that is safe. The global rate limit is BullMQ's `limiter`; per-host politeness
+ * retries and backoff; a job whose worker died is found stalled and handed to another worker. Workers trust
+ * no job: each is checked (src/scale/worker-jobs.ts: the engine's stages only, paths under the worker's
+ * root), and one that fails the check fails at once, without retries, while the worker goes on with the
+ * next. A retried shard may run twice: shards are idempotent (atomic writes, done-markers), so that is safe. The global rate limit is BullMQ's `limiter`; per-host politeness
  * stays in cckit's fetcher.
  */
-import { FlowProducer, Job, Queue, Worker } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
+import * as fs from 'fs';
+import { FlowProducer, Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+import { quoteInput } from '../util/untrusted-text';
 import { ShardedJob, mergeArgv, shardArgv, writePlan } from './job';
+import { JobRefused, checkWorkerJob } from './worker-jobs';
 
 export const SHARD_QUEUE = 'cckit-shards';
 export const MERGE_QUEUE = 'cckit-merge';
@@ -23,12 +27,62 @@ export interface RedisTarget {
   prefix?: string;
 }
 
+/**
+ * The environment variables that add to a Redis URL: a password (and ACL user) kept off the command line,
+ * and for `rediss://` the TLS files (PEM): a CA for a server certificate no system CA signed, and the
+ * client certificate and key that a server with `tls-auth-clients yes` (Redis's default) asks for.
+ */
+export const REDIS_ENV = {
+  username: 'CCKIT_REDIS_USERNAME',
+  password: 'CCKIT_REDIS_PASSWORD',
+  ca: 'CCKIT_REDIS_TLS_CA',
+  cert: 'CCKIT_REDIS_TLS_CERT',
+  key: 'CCKIT_REDIS_TLS_KEY',
+} as const;
+
+/** The connection options of a Redis URL (ioredis reads the URL itself: user, password, host, port, db; rediss:// turns TLS on). */
+export function redisOptions(redis: string, env: NodeJS.ProcessEnv = process.env): RedisOptions {
+  const options: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true };
+  const password = env[REDIS_ENV.password];
+  if (password) {
+    options.password = password;
+    if (env[REDIS_ENV.username]) options.username = env[REDIS_ENV.username];
+  }
+  if (/^rediss:\/\//i.test(redis)) {
+    const tls: Record<string, Buffer> = {};
+    for (const key of ['ca', 'cert', 'key'] as const) {
+      const file = env[REDIS_ENV[key]];
+      if (file) tls[key] = fs.readFileSync(file);
+    }
+    if (Object.keys(tls).length > 0) options.tls = tls;
+  }
+  return options;
+}
+
 /** A connection BullMQ can use (it needs maxRetriesPerRequest: null for blocking commands). */
-export function connect(redis: string): Redis {
-  const options = { maxRetriesPerRequest: null, enableReadyCheck: true } as const;
+export function connect(redis: string, env: NodeJS.ProcessEnv = process.env): Redis {
+  const options = redisOptions(redis, env);
   if (redis.startsWith('unix://')) return new IORedis({ path: redis.slice('unix://'.length), ...options });
   if (redis.startsWith('/')) return new IORedis({ path: redis, ...options });
+  // the URL's own user and password come first (ioredis fills in only what the options leave out)
+  const url = /^rediss?:\/\//i.test(redis) ? new URL(redis) : undefined;
+  if (url && (url.username || url.password)) {
+    delete options.username;
+    delete options.password;
+  }
   return new IORedis(redis, options);
+}
+
+/** The URL as it may be printed: a password in it replaced by ***. */
+export function redactRedisUrl(redis: string): string {
+  if (!/^rediss?:\/\//i.test(redis)) return quoteInput(redis);
+  try {
+    const url = new URL(redis);
+    if (url.password) url.password = '***';
+    return quoteInput(url.toString());
+  } catch {
+    return '(an unreadable Redis URL)';
+  }
 }
 
 export interface EnqueueOptions extends RedisTarget {
@@ -93,7 +147,8 @@ export async function waitForFlow(
       const children = await job.getDependencies({ unprocessed: { count: 1000 } });
       for (const key of children.unprocessed ?? []) {
         const child = await Job.fromId(shards, key.split(':').pop()!);
-        if (child && (await child.getState()) === 'failed' && child.attemptsMade >= (child.opts.attempts ?? 1))
+        // failed is final: a job with tries left waits (delayed) instead; one a worker refused has none
+        if (child && (await child.getState()) === 'failed')
           throw new Error(`bullmq engine: ${child.name} failed ${child.attemptsMade} time(s): ${child.failedReason}`);
       }
       await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
@@ -106,8 +161,13 @@ export async function waitForFlow(
 }
 
 export interface WorkerOptions extends RedisTarget {
-  /** Runs one job's cckit command line (`cckit worker`: in a child process); rejects when the command failed. */
+  /** Runs one job's checked cckit command line (`cckit worker`: in a child process); rejects when the command failed. */
   run: (argv: string[]) => Promise<void>;
+  /**
+   * The folder every path of a job must lie in (resolved, symlinks followed); a job naming a path outside,
+   * or a stage or flag the engine does not enqueue, fails without retries (src/scale/worker-jobs.ts).
+   */
+  root: string;
   /** Jobs at once per worker (default 1: a shard uses the process's cores itself). */
   concurrency?: number;
   /** Global rate limit: at most `max` jobs started per `durationMs` over all workers. */
@@ -116,11 +176,14 @@ export interface WorkerOptions extends RedisTarget {
   lockDurationMs?: number;
   /** Serve only these queues (default both). */
   queues?: readonly string[];
-  onJob?: (name: string, status: 'started' | 'done' | 'failed', error?: string) => void;
+  /** A job's name (as the queue holds it: quote it before printing), and what became of it. */
+  onJob?: (name: string, status: 'started' | 'done' | 'failed' | 'refused', error?: string) => void;
 }
 
 /** Workers on the shard and merge queues; resolves with a close() that stops them. */
 export async function startWorkers(options: WorkerOptions): Promise<{ close(): Promise<void> }> {
+  const root = fs.realpathSync(options.root);
+  if (!fs.statSync(root).isDirectory()) throw new Error(`--root: ${root} is not a folder`);
   const connection = connect(options.redis);
   const prefix = options.prefix ?? 'cckit';
   const lockDuration = options.lockDurationMs ?? 30_000;
@@ -128,10 +191,20 @@ export async function startWorkers(options: WorkerOptions): Promise<{ close(): P
     (queueName) =>
       new Worker(
         queueName,
-        async (job: Job<{ argv: string[] }>) => {
+        async (job: Job<unknown>) => {
+          let argv: string[];
+          try {
+            const queue = queueName === SHARD_QUEUE ? 'shard' : queueName === MERGE_QUEUE ? 'merge' : undefined;
+            argv = checkWorkerJob(job.data, { root, ...(queue ? { queue } : {}) }).argv;
+          } catch (err) {
+            if (!(err instanceof JobRefused)) throw err;
+            options.onJob?.(job.name, 'refused', err.message);
+            // no retries: the same job would be refused again
+            throw new UnrecoverableError(`refused by the worker: ${err.message}`);
+          }
           options.onJob?.(job.name, 'started');
           try {
-            await options.run(job.data.argv);
+            await options.run(argv);
             options.onJob?.(job.name, 'done');
           } catch (err) {
             options.onJob?.(job.name, 'failed', (err as Error).message);

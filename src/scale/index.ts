@@ -2,3 +2,4 @@ export * from './job';
 export * from './local';
 export * from './slurm';
 export * from './bullmq';
+export * from './worker-jobs';

@@ -9,6 +9,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../util/atomic';
+import { hasControlCharacters, quoteInput } from '../util/untrusted-text';
 import { ShardedJob, cckitCommand, mergeArgv, mergedMarker, pendingShards, readPlan, scaleFolder, shardArgv, writePlan } from './job';
 import { runCckit } from './local';
 
@@ -27,21 +28,96 @@ export interface SlurmOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** A word of the script's command line, quoted for bash: single quotes unless it is made of safe characters only. */
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
+/**
+ * A value on an `#SBATCH` line, quoted for sbatch's own parser (get_argument in Slurm's sbatch/opt.c): it
+ * splits the line at blanks and ends it at an unquoted `#`; in double quotes blanks, `'` and `#` are kept,
+ * and a backslash keeps the character after it (so `\"` and `\\`). A backslash before a blank outside
+ * quotes does not keep the blank: that ends the argument.
+ */
+export function sbatchValue(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/** `--output`'s file name: sbatch reads `%` as the start of a pattern (%A, %a, %j), `%%` as a `%`. */
+function sbatchFileName(file: string): string {
+  return file.replace(/%/g, '%%');
+}
+
+const CONTROL_NAMES: Record<string, string> = {
+  '\n': 'newline',
+  '\r': 'carriage return',
+  '\t': 'tab',
+  '\0': 'NUL',
+  '\x1b': 'escape',
+  '\x7f': 'DEL',
+};
+
+/**
+ * Refuses a value that enters a generated script when it holds a control character: on an `#SBATCH` line a
+ * newline ends the line and what follows it runs as a command on the compute node. `what` names the value
+ * (the option it came from); `where` says why it would matter.
+ */
+export function refuseControlCharacters(what: string, value: string, where = 'it would end the #SBATCH line'): void {
+  if (!hasControlCharacters(value)) return;
+  const position = [...value].findIndex((c) => hasControlCharacters(c));
+  const c = [...value][position];
+  const name = CONTROL_NAMES[c] ?? `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  throw new Error(`${what} holds a control character (${name}) at position ${position}: refused, since ${where} (the value: "${quoteInput(value)}")`);
+}
+
+/**
+ * Every value of the job and the options that a Slurm script carries, checked before anything is written
+ * or submitted: the option values, the folders (`--out`, the working folder, the plan) and each argument of
+ * the cckit command line.
+ */
+export function checkSlurmJob(job: ShardedJob, options: SlurmOptions, plan?: string): void {
+  for (const [flag, value] of [
+    ['--slurm-partition', options.partition],
+    ['--slurm-time', options.time],
+    ['--slurm-mem', options.memory],
+  ] as const)
+    if (value !== undefined) {
+      if (typeof value !== 'string') throw new Error(`${flag}: not a string`);
+      refuseControlCharacters(flag, value);
+    }
+  if (options.cpusPerTask !== undefined && !(Number.isInteger(options.cpusPerTask) && options.cpusPerTask > 0))
+    throw new Error(`--slurm-cpus: ${quoteInput(String(options.cpusPerTask))} is not a whole number of at least 1`);
+  if (options.attempts !== undefined && !(Number.isInteger(options.attempts) && options.attempts > 0))
+    throw new Error(`--attempts: ${quoteInput(String(options.attempts))} is not a whole number of at least 1`);
+  (options.extra ?? []).forEach((line, i) => refuseControlCharacters(`extra #SBATCH line ${i + 1}`, line));
+  refuseControlCharacters('--out (the output folder, in #SBATCH --output)', job.out);
+  // Slurm reads a backslash in --output as "no % patterns" and drops it: the log would go to another folder
+  if (path.resolve(job.out).includes('\\'))
+    throw new Error(`--out: "${quoteInput(job.out)}" holds a backslash, which Slurm's #SBATCH --output cannot name: use a folder without one`);
+  refuseControlCharacters('the working folder (#SBATCH --chdir)', process.cwd());
+  if (plan !== undefined) refuseControlCharacters('--plan (the shard plan)', plan, "the script's command line would carry it");
+  if (!Number.isInteger(job.shards) || job.shards < 1) throw new Error(`--shards: ${quoteInput(String(job.shards))} is not a whole number of at least 1`);
+  job.argv.forEach((arg, i) =>
+    refuseControlCharacters(`argument ${i + 1} of the command line ("${quoteInput(arg, 40)}")`, arg, "the script's command line would carry it"),
+  );
+  for (const part of cckitCommand()) refuseControlCharacters("cckit's own path", part, "the script's command line would carry it");
+}
+
 function header(job: ShardedJob, name: string, options: SlurmOptions, log: string): string[] {
-  const lines = ['#!/bin/bash', `#SBATCH --job-name=${name}`, `#SBATCH --output=${log}`, `#SBATCH --chdir=${process.cwd()}`];
-  if (options.partition) lines.push(`#SBATCH --partition=${options.partition}`);
-  if (options.time) lines.push(`#SBATCH --time=${options.time}`);
+  const lines = ['#!/bin/bash', `#SBATCH --job-name=${name}`, `#SBATCH --output=${sbatchValue(log)}`, `#SBATCH --chdir=${sbatchValue(process.cwd())}`];
+  if (options.partition) lines.push(`#SBATCH --partition=${sbatchValue(options.partition)}`);
+  if (options.time) lines.push(`#SBATCH --time=${sbatchValue(options.time)}`);
   if (options.cpusPerTask) lines.push(`#SBATCH --cpus-per-task=${options.cpusPerTask}`);
-  if (options.memory) lines.push(`#SBATCH --mem=${options.memory}`);
+  if (options.memory) lines.push(`#SBATCH --mem=${sbatchValue(options.memory)}`);
+  // extra lines are sbatch's own syntax (e.g. --account=abc), as the caller wrote them
   for (const extra of options.extra ?? []) lines.push(`#SBATCH ${extra}`);
   return lines;
 }
 
 /** The array script: each task runs one shard, its index from the environment. */
 export function arrayScript(job: ShardedJob, options: SlurmOptions, tasks: readonly number[]): string {
-  const logs = path.join(scaleFolder(path.resolve(job.out)), 'logs');
+  checkSlurmJob(job, options);
+  if (tasks.length === 0 || !tasks.every((t) => Number.isInteger(t) && t >= 0))
+    throw new Error(`slurm engine: the array's task indices ${tasks.join(',')} are not whole numbers`);
+  const logs = sbatchFileName(path.join(scaleFolder(path.resolve(job.out)), 'logs'));
   return (
     [
       ...header(job, 'cckit-shards', options, path.join(logs, 'slurm-%A_%a.log')),
@@ -54,7 +130,8 @@ export function arrayScript(job: ShardedJob, options: SlurmOptions, tasks: reado
 
 /** The finishing script: `cckit scale finish` decides between resubmitting and merging. */
 export function finishScript(job: ShardedJob, options: SlurmOptions, plan: string, round: number): string {
-  const logs = path.join(scaleFolder(path.resolve(job.out)), 'logs');
+  checkSlurmJob(job, options, plan);
+  const logs = sbatchFileName(path.join(scaleFolder(path.resolve(job.out)), 'logs'));
   const args = ['scale', 'finish', '--plan', plan, '--round', String(round), '--attempts', String(options.attempts ?? 3)];
   for (const [flag, value] of [
     ['--slurm-partition', options.partition],
@@ -80,6 +157,7 @@ function sbatch(script: string, file: string, args: string[], env: NodeJS.Proces
 
 /** Submits round `round`: the array over `tasks` and the finishing job after it; returns both job ids. */
 export function submitRound(job: ShardedJob, options: SlurmOptions, tasks: readonly number[], round: number): { array: string; finish: string } {
+  checkSlurmJob(job, options);
   const plan = writePlan(job);
   const folder = scaleFolder(path.resolve(job.out));
   fs.mkdirSync(path.join(folder, 'logs'), { recursive: true });
@@ -99,6 +177,8 @@ export function failedMarker(out: string): string {
 
 /** What `--engine slurm` does: submit, and with `wait` watch for the merge's (or the failure's) marker. */
 export async function runSlurm(job: ShardedJob, options: SlurmOptions & { wait?: boolean; pollMs?: number } = {}): Promise<{ array: string; finish: string }> {
+  // before anything is written: a value that would end an #SBATCH line is refused here, not on the cluster
+  checkSlurmJob(job, options);
   for (const marker of [mergedMarker(job.out), failedMarker(job.out)]) fs.rmSync(marker, { force: true });
   const pending = pendingShards(job);
   const ids = submitRound(job, options, pending.length > 0 ? pending : [0], 1);

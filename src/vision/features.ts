@@ -42,6 +42,8 @@ export interface ImageRef {
   boxes?: RegionBox[];
   /** Image tags; world images get the simulated tagger's when absent. */
   tags?: string[];
+  /** Why this image cannot be read (a shard sample rejected as it was read): it fails with this reason. */
+  error?: string;
 }
 
 export interface ImageFeatures {
@@ -90,6 +92,7 @@ export function worldImageInfo(url: string): { boxes: RegionBox[]; tags: string[
 
 /** The backbone-input pixels of one image. */
 export async function imagePixels(ref: ImageRef, size: number, source: ImageSource): Promise<SquarePixels> {
+  if (ref.error !== undefined) throw new Error(ref.error);
   if (ref.bytes) return decodePixels(ref.bytes, size);
   const url = ref.url ?? ref.key;
   const worldImage = resolveWorldImage(url);

@@ -19,7 +19,7 @@ import { normalizedBox } from './regions';
 import { readCocoAnnotations, worldOfCocoFile } from '../data/coco';
 import { InputError } from '../util/json';
 import { readTsv } from '../data/tsv';
-import { countSamples, decodeSample, readSampleRange, type RawSample } from '../data/webdataset';
+import { countSamples, decodeSample, readSampleRange, type RawSample, type ShardSample } from '../data/webdataset';
 import { sliceRange, type ShardSpec } from '../util/shard';
 import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { WORLD_PRESETS, isWorldSplit, type WorldPresetName, type WorldSplit } from '../world/splits';
@@ -36,6 +36,8 @@ export interface SourceOptions {
   tagsFile?: string;
   /** Folder that COCO `file_name`s are relative to. */
   imagesDir?: string;
+  /** Shard folders: largest member read (default: webdataset.ts's DEFAULT_MAX_MEMBER_BYTES); a sample with a larger one fails with the reason. */
+  maxMemberBytes?: number;
 }
 
 /** Parses `world:PRESET:SPLIT`; undefined when the text is not of that form. */
@@ -59,9 +61,18 @@ function isBox(value: unknown): value is Box {
   return typeof b === 'object' && b !== null && [b.x, b.y, b.width, b.height].every((v) => typeof v === 'number' && Number.isFinite(v));
 }
 
-/** A folder sample as an image reference: keyed by its json `url` (else `SHARD#KEY`), with its tags and boxes. */
+/**
+ * A folder sample as an image reference: keyed by its json `url` (else `SHARD#KEY`), with its tags and boxes.
+ * A sample with a member over the size cap becomes a reference that fails with the reason (`ImageRef.error`).
+ */
 function sampleRef(raw: RawSample): ImageRef {
-  const sample = decodeSample(raw);
+  let sample: ShardSample;
+  try {
+    sample = decodeSample(raw);
+  } catch (err) {
+    if (!raw.oversized) throw err;
+    return { key: `${raw.source}#${raw.key}`, error: (err as Error).message };
+  }
   const json = sample.json as { url?: unknown; tags?: unknown; width?: unknown; height?: unknown; truth?: { boxes?: unknown } };
   const ref: ImageRef = { key: typeof json.url === 'string' && json.url ? json.url : `${raw.source}#${sample.key}`, bytes: sample.image };
   if (Array.isArray(json.tags)) ref.tags = json.tags.map(String);
@@ -96,7 +107,7 @@ export async function sourceSlice(source: string, options: SourceOptions & { sha
     const total = Math.min(limit, await countSamples(source));
     const range = options.shard ? sliceRange(options.shard, total) : { start: 0, end: total };
     async function* refs(): AsyncGenerator<ImageRef> {
-      for await (const { raw } of readSampleRange(source, range)) yield sampleRef(raw);
+      for await (const { raw } of readSampleRange(source, range, { maxMemberBytes: options.maxMemberBytes })) yield sampleRef(raw);
     }
     return { total, range, unit: 'sample', refs: refs() };
   }
@@ -120,7 +131,10 @@ export async function readImageSource(source: string, options: SourceOptions = {
   if (!fs.existsSync(source)) throw new Error(`${source}: no such file or folder (or world:PRESET:SPLIT)`);
   const refs: ImageRef[] = [];
   if (fs.statSync(source).isDirectory()) {
-    for await (const { raw } of readSampleRange(source, Number.isFinite(limit) ? { start: 0, end: limit } : undefined)) refs.push(sampleRef(raw));
+    for await (const { raw } of readSampleRange(source, Number.isFinite(limit) ? { start: 0, end: limit } : undefined, {
+      maxMemberBytes: options.maxMemberBytes,
+    }))
+      refs.push(sampleRef(raw));
     return refs;
   }
   if (source.endsWith('.json')) {

@@ -1,0 +1,412 @@
+/**
+ * Trust boundaries of the input readers: a parquet list whose footer lies about its row count, and a
+ * webdataset shard whose member declares a huge size. Both are untrusted input; neither may make a
+ * command spin, ignore signals or hold the declared bytes in memory.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { test } from 'node:test';
+import { ParquetFile, readParquetFile, writeParquetFile } from '../src/data/parquet';
+import { shardStats } from '../src/data/stats';
+import { decodeSample, readTarShard, type RawSample } from '../src/data/webdataset';
+import { importEsm } from '../src/util/esm';
+import { PACKAGE_ROOT } from '../src/paths';
+import { sourceSlice } from '../src/vision/sources';
+
+const CLI = path.join(PACKAGE_ROOT, 'bin', 'cckit.js');
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trust-shards-'));
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Parquet lists whose footer lies
+
+/** hyparquet-writer's incremental writer: what is written, and the footer it will write (public fields). */
+interface IncrementalWriter {
+  num_rows: bigint;
+  row_groups: { num_rows: bigint; columns: { meta_data?: { num_values: bigint } }[] }[];
+  write(options: { columnData: { name: string; data: unknown[]; type: string }[] }): void;
+  finish(): void;
+}
+interface WriterModule {
+  ByteWriter: new () => { getBuffer(): ArrayBuffer };
+  ParquetWriter: new (options: { writer: unknown; schema: unknown }) => IncrementalWriter;
+  schemaFromColumnData(options: { columnData: { name: string; data: unknown[]; type: string }[] }): unknown;
+}
+
+/**
+ * A real two-row url/caption parquet file written by hyparquet-writer, whose footer is changed by `lie`
+ * before it is written (the writer keeps the footer's row counts in public fields until `finish`).
+ */
+async function lyingParquet(file: string, lie: (writer: IncrementalWriter) => void): Promise<string> {
+  const hw = await importEsm<WriterModule>('hyparquet-writer');
+  const columnData = [
+    { name: 'url', data: ['http://127.0.0.1:9/a.jpg', 'http://127.0.0.1:9/b.jpg'], type: 'STRING' },
+    { name: 'caption', data: ['one', 'two'], type: 'STRING' },
+  ];
+  const bytes = new hw.ByteWriter();
+  const writer = new hw.ParquetWriter({ writer: bytes, schema: hw.schemaFromColumnData({ columnData }) });
+  writer.write({ columnData });
+  lie(writer);
+  writer.finish();
+  fs.writeFileSync(file, new Uint8Array(bytes.getBuffer()));
+  return file;
+}
+
+const TRILLION = 10n ** 12n;
+
+async function readAll(file: string): Promise<number> {
+  let rows = 0;
+  for await (const batch of (await ParquetFile.open(file)).batches()) rows += batch.length;
+  return rows;
+}
+
+test('parquet: a footer that overstates its rows is an error naming the file, at once', async () => {
+  const dir = tempDir();
+  const file = await lyingParquet(path.join(dir, 'over.parquet'), (w) => (w.num_rows = TRILLION));
+  const started = Date.now();
+  // today's reader yielded empty batches for ever here (459k of them in 5 s)
+  await assert.rejects(readAll(file), (err: Error) => {
+    assert.equal(err.message, `${file}: the footer declares 1000000000000 rows, but its 1 row groups declare 2`);
+    return true;
+  });
+  assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+  await assert.rejects(readParquetFile(file), /the footer declares 1000000000000 rows/);
+});
+
+test('parquet: a footer that understates its rows is an error, not the first rows', async () => {
+  const dir = tempDir();
+  const file = await lyingParquet(path.join(dir, 'under.parquet'), (w) => (w.num_rows = 1n));
+  await assert.rejects(readAll(file), (err: Error) => err.message === `${file}: the footer declares 1 rows, but its 1 row groups declare 2`);
+  await assert.rejects(readParquetFile(file), /declares 1 rows/);
+});
+
+test('parquet: a row group whose pages hold fewer or more rows than it declares is an error naming it', async () => {
+  const dir = tempDir();
+  // every count in the footer agrees, but the pages hold 2 rows
+  const over = await lyingParquet(path.join(dir, 'group-over.parquet'), (w) => {
+    w.num_rows = TRILLION;
+    w.row_groups[0]!.num_rows = TRILLION;
+    for (const chunk of w.row_groups[0]!.columns) chunk.meta_data!.num_values = TRILLION;
+  });
+  const started = Date.now();
+  await assert.rejects(readAll(over), (err: Error) => {
+    assert.equal(err.message, `${over}: row group 0 declares 1000000000000 rows, but column url holds fewer (2 of rows 0–9999)`);
+    return true;
+  });
+  // all rows at once would make a trillion row objects before looking: read in batches, it fails on the first
+  await assert.rejects(readParquetFile(over), /row group 0 declares 1000000000000 rows/);
+  assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+
+  const under = await lyingParquet(path.join(dir, 'group-under.parquet'), (w) => {
+    w.num_rows = 1n;
+    w.row_groups[0]!.num_rows = 1n;
+    for (const chunk of w.row_groups[0]!.columns) chunk.meta_data!.num_values = 1n;
+  });
+  await assert.rejects(readAll(under), (err: Error) => err.message === `${under}: row group 0 declares 1 rows, but column url holds at least 2`);
+
+  // the row group's count against its columns' value counts, checked on open
+  const columns = await lyingParquet(path.join(dir, 'group-columns.parquet'), (w) => {
+    w.num_rows = 5n;
+    w.row_groups[0]!.num_rows = 5n;
+  });
+  await assert.rejects(
+    ParquetFile.open(columns),
+    (err: Error) => err.message === `${columns}: row group 0 declares 5 rows, but its column url declares 2 values`,
+  );
+});
+
+test('parquet: honest files with several row groups and pages read whole across batch boundaries', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'honest.parquet');
+  const n = 2_500;
+  await writeParquetFile(file, [
+    { name: 'url', type: 'STRING', data: Array.from({ length: n }, (_, i) => `http://x/${i}.jpg`) },
+    { name: 'n', type: 'INT32', data: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : i)) },
+  ]);
+  const parquet = await ParquetFile.open(file);
+  assert.equal(parquet.rowCount, n);
+  const rows = (await collect(parquet.batches(333, ['url', 'n']))).flat();
+  assert.equal(rows.length, n);
+  rows.forEach((row, i) => assert.deepEqual(row, { url: `http://x/${i}.jpg`, n: i % 7 === 0 ? null : i }));
+  assert.deepEqual(
+    await parquet.read(990, 1010, ['n']),
+    Array.from({ length: 20 }, (_, k) => ({ n: (990 + k) % 7 === 0 ? null : 990 + k })),
+  );
+  assert.equal((await readParquetFile(file)).length, n);
+});
+
+test('parquet: the batch loop lets the event loop run between batches, even when reads need no I/O', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'small.parquet');
+  await writeParquetFile(file, [{ name: 'url', type: 'STRING', data: ['a', 'b'] }]);
+  const parquet = await ParquetFile.open(file);
+  // reads that resolve at once, as an in-memory file or a file whose footer lied used to
+  Object.defineProperty(parquet, 'rowCount', { value: 200 });
+  parquet.read = () => Promise.resolve([]);
+  let ticks = 0;
+  let ticking = true;
+  const tick = () => {
+    ticks++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let batches = 0;
+  for await (const batch of parquet.batches(1)) batches += batch.length === 0 ? 1 : 0;
+  ticking = false;
+  assert.equal(batches, 200);
+  assert.ok(ticks >= 100, `the event loop ran ${ticks} times in 200 batches`);
+});
+
+test('SIGTERM ends a process in a long batch loop whose reads need no I/O', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'small.parquet');
+  await writeParquetFile(file, [{ name: 'url', type: 'STRING', data: ['a', 'b'] }]);
+  // a signal handler, as cckit's lock cleanup installs: the signal is then handled on the event loop
+  const script = `
+    const { ParquetFile } = require(${JSON.stringify(path.join(PACKAGE_ROOT, 'src', 'data', 'parquet.ts'))});
+    process.on('SIGTERM', () => process.exit(143));
+    (async () => {
+      const parquet = await ParquetFile.open(${JSON.stringify(file)});
+      Object.defineProperty(parquet, 'rowCount', { value: 1e15 });
+      parquet.read = () => Promise.resolve([]);
+      let started = false;
+      for await (const batch of parquet.batches(1)) if (!started && batch) { started = true; process.stdout.write('looping\\n'); }
+    })();
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', () => reject(new Error('the child ended before looping')));
+    });
+    const sent = Date.now();
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<'alive'>((resolve) => setTimeout(() => resolve('alive'), 5000))]);
+    assert.equal(code, 143, 'still running 5 s after SIGTERM');
+    assert.ok(Date.now() - sent < 5000);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('cckit download: a list that overstates its rows fails promptly, naming the file, and leaves no lock', async () => {
+  const dir = tempDir();
+  const out = path.join(dir, 'out');
+  const list = await lyingParquet(path.join(dir, 'over.parquet'), (w) => (w.num_rows = TRILLION));
+  const started = Date.now();
+  // today's command spun for good here, ignoring SIGTERM; killed after 60 s if it still does
+  const run = spawnSync(process.execPath, [CLI, 'download', '--in', list, '--out', out, '--no-progress'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
+  assert.equal(run.status, 1, `status ${run.status}, signal ${run.signal}: ${run.stderr}`);
+  assert.ok(run.stderr.includes(`${list}: the footer declares 1000000000000 rows, but its 1 row groups declare 2`), run.stderr);
+  assert.ok(Date.now() - started < 30_000);
+  assert.deepEqual(fs.readdirSync(out), [], 'no lock and no shard left');
+});
+
+// ---------------------------------------------------------------------------
+// Webdataset members that declare a huge size
+
+const HUGE = 600 * 1024 * 1024;
+
+/** A ustar header for a regular file. */
+function tarHeader(name: string, size: number): Buffer {
+  const header = Buffer.alloc(512);
+  header.write(name, 0, 'utf8');
+  header.write('0000644\0', 100);
+  header.write('0000000\0', 108);
+  header.write('0000000\0', 116);
+  header.write(size.toString(8).padStart(11, '0') + '\0', 124);
+  header.write('00000000000\0', 136);
+  header.write('        ', 148);
+  header.write('0', 156);
+  header.write('ustar\0', 257);
+  header.write('00', 263);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+  return header;
+}
+
+type Member = [name: string, data: string] | [name: string, declared: number];
+
+/**
+ * A tar whose members are given as text, or as a declared size only: that member's data is a hole (the file
+ * is sparse: a few KiB on disk), or, with `truncate`, the file ends inside it.
+ */
+function writeTar(file: string, members: Member[], truncate = false): string {
+  const fd = fs.openSync(file, 'w');
+  let at = 0;
+  const put = (bytes: Buffer) => {
+    fs.writeSync(fd, bytes, 0, bytes.length, at);
+    at += bytes.length;
+  };
+  try {
+    for (const [name, content] of members) {
+      if (typeof content === 'number') {
+        put(tarHeader(name, content));
+        put(Buffer.from('not really an image'));
+        if (truncate) return file;
+        at += Math.ceil(content / 512) * 512 - 'not really an image'.length;
+      } else {
+        const data = Buffer.from(content, 'utf8');
+        put(tarHeader(name, data.length));
+        put(Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]));
+      }
+    }
+    put(Buffer.alloc(1024));
+    return file;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Three samples; the middle one's image declares 600 MiB. */
+function hugeImageShard(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  return writeTar(path.join(dir, '00000.tar'), [
+    ['000000.jpg', 'jpeg 0'],
+    ['000000.txt', 'a durian'],
+    ['000000.json', '{"url": "http://x/0.jpg"}'],
+    ['000001.jpg', HUGE],
+    ['000001.txt', 'quiche for two'],
+    ['000001.json', '{"url": "http://x/1.jpg"}'],
+    ['000002.jpg', 'jpeg 2'],
+    ['000002.txt', 'pokemon go'],
+    ['000002.json', '{"url": "http://x/2.jpg"}'],
+  ]);
+}
+
+const REASON = 'member 000001.jpg declares 629145600 bytes, over the 20 MiB cap (--max-member-bytes)';
+
+test('a member over the cap is skipped unread: its sample is rejected with the reason, the others come through', async () => {
+  const dir = tempDir();
+  const tarFile = hugeImageShard(dir);
+  assert.ok(fs.statSync(tarFile).blocks * 512 < 1 << 20, 'the fixture is sparse');
+  const before = process.memoryUsage().arrayBuffers;
+  let peak = 0;
+  const samples: RawSample[] = [];
+  for await (const raw of readTarShard(tarFile)) {
+    samples.push(raw);
+    peak = Math.max(peak, process.memoryUsage().arrayBuffers - before);
+  }
+  // today's reader held the whole member (and a copy of it): over 1.2 GB
+  assert.ok(peak < 100 * 1024 * 1024, `${peak} bytes held`);
+  assert.deepEqual(
+    samples.map((s) => [s.key, Object.keys(s.files).sort(), s.oversized]),
+    [
+      ['000000', ['jpg', 'json', 'txt'], undefined],
+      ['000001', ['json', 'txt'], { jpg: REASON }],
+      ['000002', ['jpg', 'json', 'txt'], undefined],
+    ],
+  );
+  assert.throws(
+    () => decodeSample(samples[1]!),
+    (err: Error) => err.message === `${tarFile}: sample 000001: ${REASON}`,
+  );
+  assert.equal(decodeSample(samples[2]!).caption, 'pokemon go');
+});
+
+test('features: a sample with a member over the cap fails with the reason instead of stopping the run', async () => {
+  const dir = tempDir();
+  hugeImageShard(dir);
+  const slice = await sourceSlice(dir);
+  const refs = await collect(slice.refs);
+  assert.deepEqual(
+    refs.map((r) => [r.key, r.error]),
+    [
+      ['http://x/0.jpg', undefined],
+      [`${path.join(dir, '00000.tar')}#000001`, `${path.join(dir, '00000.tar')}: sample 000001: ${REASON}`],
+      ['http://x/2.jpg', undefined],
+    ],
+  );
+});
+
+test('stats reads captions only: a 600 MiB image is never held, a caption over the cap is a malformed sample', async () => {
+  const dir = tempDir();
+  hugeImageShard(dir);
+  const stats = await shardStats(dir);
+  assert.equal(stats.pairs, 3);
+  assert.equal(stats.rareWords.quiche, 1);
+
+  const captions = path.join(tempDir(), 'captions');
+  fs.mkdirSync(captions);
+  const tarFile = writeTar(path.join(captions, '00000.tar'), [
+    ['000000.txt', 'a durian'],
+    ['000001.txt', HUGE],
+    ['000002.txt', 'pokemon go'],
+  ]);
+  const reason = 'member 000001.txt declares 629145600 bytes, over the 20 MiB cap (--max-member-bytes)';
+  await assert.rejects(shardStats(captions), (err: Error) => err.message === `${tarFile}: sample 000001: ${reason}`);
+  const rejected: [string, string][] = [];
+  const lenient = await shardStats(captions, { malformed: 'reject', onReject: (where, why) => rejected.push([where, why]) });
+  assert.deepEqual([lenient.pairs, lenient.rejects], [2, 1]);
+  assert.deepEqual(rejected, [[`${tarFile}#000001`, reason]]);
+});
+
+/** Runs the built CLI with its peak resident memory (kB) written to a file at exit. */
+function runCliMeasured(args: string[]): { status: number | null; stdout: string; stderr: string; maxRssKb: number } {
+  const dir = tempDir();
+  const preload = path.join(dir, 'rss.cjs');
+  const report = path.join(dir, 'rss');
+  fs.writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, String(process.resourceUsage().maxRSS)));\n`);
+  const run = spawnSync(process.execPath, ['--require', preload, CLI, ...args], { encoding: 'utf8', cwd: PACKAGE_ROOT, timeout: 120_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, maxRssKb: Number(fs.readFileSync(report, 'utf8')) };
+}
+
+test('cckit stats on a shard whose image declares 600 MiB stays small and counts every caption', () => {
+  const dir = tempDir();
+  hugeImageShard(dir);
+  const run = runCliMeasured(['stats', dir, '--json']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal((JSON.parse(run.stdout) as { pairs: number }).pairs, 3);
+  // today: 1.33 GB
+  assert.ok(run.maxRssKb < 300 * 1024, `peak RSS ${(run.maxRssKb / 1024).toFixed(0)} MB`);
+});
+
+test('cckit stats: a caption over the cap is named (or, with --malformed reject, skipped and counted)', () => {
+  const dir = tempDir();
+  const tarFile = writeTar(path.join(dir, '00000.tar'), [
+    ['000000.txt', 'a durian'],
+    ['000001.txt', 21 * 1024 * 1024],
+    ['000002.txt', 'pokemon go'],
+  ]);
+  const reason = 'member 000001.txt declares 22020096 bytes, over the 20 MiB cap (--max-member-bytes)';
+  const strict = runCliMeasured(['stats', dir]);
+  assert.equal(strict.status, 1);
+  assert.ok(strict.stderr.includes(`${tarFile}: sample 000001: ${reason}`), strict.stderr);
+  const lenient = runCliMeasured(['stats', dir, '--malformed', 'reject', '--json']);
+  assert.equal(lenient.status, 0, lenient.stderr);
+  const stats = JSON.parse(lenient.stdout) as { pairs: number; rejects: number };
+  assert.deepEqual([stats.pairs, stats.rejects], [2, 1]);
+  assert.ok(lenient.stderr.includes(`cckit: skipped ${tarFile}#000001: ${reason}`), lenient.stderr);
+});
+
+test('a tar that ends inside a member declaring 600 MiB is an error naming the file, with memory kept low', async () => {
+  const dir = tempDir();
+  const tarFile = writeTar(
+    path.join(dir, '00000.tar'),
+    [
+      ['000000.txt', 'a durian'],
+      ['000000.jpg', HUGE],
+    ],
+    true,
+  );
+  const before = process.memoryUsage().arrayBuffers;
+  await assert.rejects(collect(readTarShard(tarFile)), (err: Error) => err.message.startsWith(`${tarFile}: cannot read tar:`));
+  assert.ok(process.memoryUsage().arrayBuffers - before < 100 * 1024 * 1024);
+});
