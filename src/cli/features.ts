@@ -22,6 +22,7 @@ import { FeatureStore } from '../vision/cache';
 import { writeFileAtomic } from '../util/atomic';
 import { readJsonFile } from '../util/json';
 import { missingShards, shardFolder, sliceRange } from '../util/shard';
+import { quoteInput } from '../util/untrusted-text';
 import { ShardFlags, addShardOptions, runOnEngine, shardOptions } from './scale';
 
 export interface FeaturesFlags {
@@ -180,7 +181,7 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
         ],
       ),
     );
-    for (const f of result.failed.slice(0, 10)) console.log(`failed: ${f.key}: ${f.reason}`);
+    for (const f of result.failed.slice(0, 10)) console.log(`failed: ${quoteInput(f.key, 120)}: ${quoteInput(f.reason)}`);
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
     backbone.dispose();
   } finally {
