@@ -306,7 +306,11 @@ test('ImageFilter.verdict: the pipeline form', async () => {
   const filter = new ImageFilter(CC3M_FAST);
   const image = await jpeg(640, 480);
   assert.deepEqual(await filter.verdict({ id: '1', url: 'u', caption: 'a red square', image }), { keep: true, caption: 'a red square' });
-  assert.deepEqual(await filter.verdict({ id: '2', url: 'u', caption: 'c', image: await jpeg(300, 300) }), { keep: false, reason: 'image:too-small' });
+  assert.deepEqual(await filter.verdict({ id: '2', url: 'u', caption: 'c', image: await jpeg(300, 300) }), {
+    keep: false,
+    reason: 'image:too-small',
+    detail: '300×300 (decoded): both sides must be > 400',
+  });
   assert.deepEqual(await filter.verdict({ id: '3', url: 'u', caption: 'c' }), { keep: false, reason: 'image:missing' });
 });
 

@@ -17,8 +17,15 @@ test('image–text filter: a caption token matches a label after stemming', () =
   assert.deepEqual(contentStems('The Durians on a table'), ['durian', 'tabl']);
   assert.equal(checkImageText('Two durians on a plate', ['durian', 'fruit']).keep, true);
   assert.equal(checkImageText('Fishing at dawn', ['fish', 'water']).keep, true);
-  assert.deepEqual(checkImageText('a car on the road', ['durian', 'still life photography']), { keep: false, reason: 'image-text:no-match' });
-  assert.deepEqual(checkImageText('a car', undefined), { keep: false, reason: 'image-text:no-tags' });
+  const noMatch = checkImageText('a car on the road', ['durian', 'still life photography']);
+  assert.deepEqual({ ...noMatch, detail: undefined }, { keep: false, reason: 'image-text:no-match', detail: undefined });
+  // the detail names what was compared: the caption's stems, the tags and their stems, and the overlap
+  assert.equal(
+    !noMatch.keep && noMatch.detail,
+    "no caption stem among the tags' stems (overlap 0): caption stems [car, road]; tags [durian, still life photography] → stems [durian, still, life, photographi]",
+  );
+  const noTags = checkImageText('a car', undefined);
+  assert.equal(!noTags.keep && noTags.reason, 'image-text:no-tags');
   assert.equal(checkImageText('the a of', ['the']).keep, false, 'function words never match');
 });
 

@@ -152,8 +152,16 @@ test('coordination with the same head merges into a plural head; the verb agrees
 });
 
 test('too-short results are dropped with a reason; minTokens is a parameter', () => {
-  assert.deepEqual(transform.transform('Harrison Ford'), { keep: false, reason: 'transform:too-short' });
-  assert.deepEqual(transform.transform('A snake on December 11, 2015.'), { keep: false, reason: 'transform:too-short' });
+  assert.deepEqual(transform.transform('Harrison Ford'), {
+    keep: false,
+    reason: 'transform:too-short',
+    detail: '"person" has 1 words after the transform; at least 3',
+  });
+  assert.deepEqual(transform.transform('A snake on December 11, 2015.'), {
+    keep: false,
+    reason: 'transform:too-short',
+    detail: '"a snake" has 2 words after the transform; at least 3',
+  });
   assert.deepEqual(new Cc3mTransform({ minTokens: 2 }).transform('A snake on December 11, 2015.'), { keep: true, caption: 'a snake' });
   // PairStage-compatible
   assert.deepEqual(transform.check({ id: '1', url: 'x', caption: 'a durian on a table in Paris' }), { keep: true, caption: 'a fruit on a table' });
@@ -177,7 +185,7 @@ test('low-count concept pruning: two passes, threshold as a parameter', () => {
     verdicts.map((v) => v.keep),
     [true, false, true, true, false],
   );
-  assert.deepEqual(verdicts[1], { keep: false, reason: 'prune:rare-concept' });
+  assert.deepEqual(verdicts[1], { keep: false, reason: 'prune:rare-concept', detail: '"sofa" seen in 1 kept captions; at least 2' });
   assert.ok(prune(1).verdicts.every((v) => v.keep));
   // the pipeline's rule: 100 at CC3M's 3,318,333 pairs, scaled to the captions observed, floor 1
   const scaled = (n: number) => scaledThreshold(CC3M_CONCEPT_PRUNING.threshold, n, CC3M_CONCEPT_PRUNING.atPairs, CC3M_CONCEPT_PRUNING.floor);

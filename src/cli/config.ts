@@ -5,6 +5,7 @@
  * mid-run. Every field of TrainConfig has a check here (the `Shape` types make a new field without
  * one a compile error); unknown fields are rejected.
  */
+import * as fs from 'fs';
 import type { FeatureSpec } from '../experiments/visual';
 import type { DataSource } from '../train/data';
 import type { ModelSpec } from '../train/models';
@@ -12,6 +13,24 @@ import type { AdagradConfig, AdamConfig, ScheduleConfig } from '../train/optimiz
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import { BACKBONE_NAMES } from '../vision/backbone';
 import { VISUAL_MODES } from '../models/visual-input';
+import { quoteInput } from '../util/untrusted-text';
+
+/**
+ * `--config FILE` names a file that is there: "config FILE: no such file" (or "is a folder") before the
+ * reader would say only ENOENT. Nothing to check when the option is missing (commander says so).
+ */
+export function checkConfigFile(file: string | undefined): void {
+  if (file === undefined) return;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`config ${quoteInput(file)}: no such file`);
+    throw new Error(`config ${quoteInput(file)}: cannot read (${code ?? (err as Error).message})`);
+  }
+  if (stat.isDirectory()) throw new Error(`config ${quoteInput(file)}: is a folder, not a config file`);
+}
 
 export interface TrainFileConfig extends TrainConfig {
   features: FeatureSpec;

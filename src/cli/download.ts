@@ -1,7 +1,7 @@
 /** `cckit download`: a URL + caption list into img2dataset-style shards (src/download/). */
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { download, mergeDownloadShards, type DownloadProgress } from '../download/distributor';
+import { download, mergeDownloadShards, type DownloadProgress, type DownloadSummary } from '../download/distributor';
 import { DEFAULT_MAX_CAPTION_CHARS } from '../download/downloader';
 import { INPUT_FORMATS } from '../download/reader';
 import { ENCODE_FORMATS, RESIZE_MODES, type EncodeFormat, type ResizeMode } from '../download/resizer';
@@ -209,7 +209,53 @@ export async function runDownload(flags: DownloadFlags & ShardFlags, command?: C
           reasons.map(([reason, n]) => [quoteInput(reason, 120), String(n), ((100 * n) / summary.count).toFixed(1)]),
         ),
       );
+    for (const hint of downloadHints(summary, flags)) console.log(hint);
   } finally {
     bar.stop();
   }
+}
+
+/** Failure reasons (src/data/fetch.ts, src/data/images.ts) that one flag of this command addresses. */
+const FLAG_FOR_FAILURE: Readonly<Record<string, { flag: string; why: string }>> = {
+  'download:refused-private': {
+    flag: '--allow-private',
+    why: 'their hosts are loopback or private addresses, refused by default; --allow-private fetches them (a local server or mirror you trust)',
+  },
+  'download:local-file-refused': {
+    flag: '--allow-local-files',
+    why: 'they name local paths or file:// URLs, refused by default; --allow-local-files reads them (a list you wrote yourself)',
+  },
+};
+
+/** A flag's hint when at least this share of the failed rows has its cause. */
+const HINT_SHARE = 0.8;
+
+/**
+ * The easy mistakes a summary should name: most failures have one cause a flag addresses, or done
+ * shards were skipped with failed rows that --retry-failed would fetch again.
+ */
+export function downloadHints(
+  summary: Pick<DownloadSummary, 'count' | 'successes' | 'status_dict' | 'skipped' | 'written' | 'retried'>,
+  flags: Pick<DownloadFlags, 'retryFailed'>,
+): string[] {
+  const hints: string[] = [];
+  const failed = summary.count - summary.successes;
+  if (failed <= 0) return hints;
+  for (const [reason, n] of Object.entries(summary.status_dict)) {
+    const fix = FLAG_FOR_FAILURE[reason];
+    if (!fix || n < HINT_SHARE * failed) continue;
+    const rows = `${failed} failed row${failed === 1 ? '' : 's'}`;
+    const share = n === failed ? `${failed === 1 ? 'the' : 'all'} ${rows}` : `${n} of ${rows} (${((100 * n) / failed).toFixed(0)}%)`;
+    hints.push(`hint: ${share} ${n === 1 ? 'is' : 'are'} ${reason}: ${fix.why}`);
+  }
+  if (summary.skipped > 0 && !flags.retryFailed) {
+    const shards = `${summary.skipped} shard${summary.skipped === 1 ? ' was' : 's were'} already done and skipped`;
+    // nothing written or retried: every failed row is in a skipped shard
+    const which =
+      summary.written === 0 && summary.retried === 0
+        ? `the ${failed} failed row${failed === 1 ? '' : 's'} in ${summary.skipped === 1 ? 'it' : 'them'}`
+        : `any failed rows in ${summary.skipped === 1 ? 'it' : 'them'}`;
+    hints.push(`hint: ${shards}: ${which} were not fetched again; --retry-failed fetches them again`);
+  }
+  return hints;
 }

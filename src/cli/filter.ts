@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { ImageSourceOptions } from '../data/images';
 import type { TsvLayout } from '../data/tsv';
 import { overlap } from '../filters/overlap';
+import { formatAudit } from '../filters/audit';
 import { PRESETS, STAGE_NAMES, StageName } from '../filters/presets';
 import { PresetName, VocabularyChoice, filterPool } from '../filters/run';
 import { terminalProgress } from '../util/progress';
@@ -104,6 +105,12 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
         ]),
       ),
     );
+    const sizes = result.imageSizesJudged;
+    if (sizes && sizes.original + sizes.decoded > 0)
+      console.log(
+        `image sizes judged: ${sizes.original.toLocaleString('en')} original (from the shard's JSON), ${sizes.decoded.toLocaleString('en')} decoded (the image bytes' own size)`,
+      );
+    if (result.audit && result.files.audit) console.log(['', ...formatAudit(result.audit, result.files.audit)].join('\n'));
     console.log(
       `\n${result.input} rows: ${result.kept} kept, ${result.funnel.rejectedTotal} rejected (${((Date.now() - started) / 1000).toFixed(1)} s); files in ${flags.out}`,
     );

@@ -19,6 +19,7 @@ import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
 import { addShardOptions, registerScaleCommands } from './scale';
 import { EXIT_WITH_PARENT } from '../scale/local';
 import { escapeControlCharacters } from '../util/untrusted-text';
+import { checkConfigFile } from './config';
 
 /**
  * Started by an engine with an IPC channel (src/scale/local.ts, runCckit's exitWithParent): exit as soon as the
@@ -165,6 +166,7 @@ export function buildProgram(): Command {
     .requiredOption('-c, --config <file>', 'JSON: TrainConfig plus "features": {"backbone", "mode", "tags"} (see docs/training.md)')
     .option('--runs <dir>', 'runs root', 'runs')
     .option('--force', 'discard a run with the same id and train again', false)
+    .hook('preAction', (command) => checkConfigFile(command.opts<{ config?: string }>().config))
     .action(runTrain);
 
   program
@@ -195,8 +197,28 @@ export function buildProgram(): Command {
 
   program.exitOverride();
   const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
-  for (const command of all(program)) command.exitOverride();
+  for (const command of all(program)) {
+    command.exitOverride();
+    reportUnknownOptionsFirst(command);
+  }
   return program;
+}
+
+/**
+ * Commander checks required options before unknown ones, so a typo in a required option ("--inn x")
+ * was reported as "required option '-i, --in <source>' not specified". Here the required options are
+ * checked after commander has refused unknown options (and missing arguments), in a preAction hook,
+ * with commander's own message: an unknown option is always the error reported first.
+ */
+function reportUnknownOptionsFirst(command: Command): void {
+  const required = command.options.filter((option) => option.mandatory);
+  if (required.length === 0) return;
+  for (const option of required) option.mandatory = false;
+  command.hook('preAction', () => {
+    for (const option of required)
+      if (command.getOptionValue(option.attributeName()) === undefined)
+        command.error(`error: required option '${option.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });
+  });
 }
 
 /** Runs the CLI; errors go to stderr with a non-zero exit code. */

@@ -58,10 +58,22 @@ export function contentStems(text: string): string[] {
   return stems;
 }
 
-/** The stage: tags missing is its own reason, so real data without labels is visible in the funnel. */
+/** At most `max` items, then how many more. */
+function listed(items: readonly string[], max = 20): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')}, … (${items.length - max} more)`;
+}
+
+/**
+ * The stage: tags missing is its own reason, so real data without labels is visible in the funnel. A
+ * rejection's detail names what was compared: the caption's stems and the tags (with their stems).
+ */
 export function checkImageText(caption: string, tags: readonly string[] | undefined): Verdict {
-  if (!tags || tags.length === 0) return reject('image-text:no-tags');
+  if (!tags || tags.length === 0) return reject('image-text:no-tags', 'the pair has no vision labels (a tags file, truth.jsonl or the shard JSON tags)');
   const labelStems = new Set(tags.flatMap(contentStems));
-  for (const stem of contentStems(caption)) if (labelStems.has(stem)) return keep(caption);
-  return reject('image-text:no-match');
+  const captionStems = contentStems(caption);
+  for (const stem of captionStems) if (labelStems.has(stem)) return keep(caption);
+  return reject(
+    'image-text:no-match',
+    `no caption stem among the tags' stems (overlap 0): caption stems [${listed([...new Set(captionStems)])}]; tags [${listed([...tags])}] → stems [${listed([...labelStems])}]`,
+  );
 }

@@ -21,6 +21,14 @@
  *    image that reaches training would break the feature extractor later; it is never run on
  *    images the header already rejected.
  *
+ * Which size is judged. The papers filter the image on the web. A shard written by `cckit download
+ * --resize-mode border --image-size 256` (or img2dataset) holds a 256-px copy, and its `KEY.json`
+ * records the web image's `original_width` / `original_height`: the size and aspect rules judge
+ * that original size where the input gives it (`checkImage(bytes, options, original)`,
+ * `CandidatePair.originalSize`), and the image's own header otherwise. Format, pixel limit and the
+ * decode check always judge the bytes at hand. `ImageCheck.judged` and the reject's detail say
+ * which size was judged; `ImageFilter.stats().sizesJudged` counts both.
+ *
  * Reasons are short stable strings: `image:empty`, `image:format:<png|gif|webp|bmp|tiff|heif|svg|unknown>`,
  * `image:corrupt`, `image:pixels`, `image:too-small`, `image:aspect`, `image:nsfw`, and
  * `image:missing` (a pair without bytes, `verdict` only).
@@ -116,8 +124,28 @@ export interface ImageCheck {
   /** Dimensions from the header, when it has them. */
   width?: number;
   height?: number;
+  /**
+   * The size the size and aspect rules judged: the web image's (`original`, from the shard's JSON)
+   * or the bytes' own header (`decoded`). Absent when an earlier check rejected the image.
+   */
+  judged?: { width: number; height: number; from: SizeSource };
   /** P(porn) + P(hentai), when the detector ran. */
   nsfwScore?: number;
+}
+
+/** Where a judged size came from: the input's record of the web image, or the image bytes themselves. */
+export type SizeSource = 'original' | 'decoded';
+
+/** A positive whole number of pixels, or undefined (a shard's JSON is input: anything else is ignored). */
+function pixels(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** The original size a shard's `KEY.json` records (`original_width`, `original_height`), when both are there. */
+export function originalSizeOf(json: Record<string, unknown>): { width: number; height: number } | undefined {
+  const width = pixels(json.original_width);
+  const height = pixels(json.original_height);
+  return width !== undefined && height !== undefined ? { width, height } : undefined;
 }
 
 function sideOk(width: number, height: number, options: Pick<ImageFilterOptions, 'minSide' | 'sizeRule'>): boolean {
@@ -125,11 +153,20 @@ function sideOk(width: number, height: number, options: Pick<ImageFilterOptions,
   return side > options.minSide;
 }
 
+const SIZE_SOURCE_NOTE: Record<SizeSource, string> = { original: "original, from the shard's JSON", decoded: 'decoded' };
+const SIZE_RULE_TEXT: Record<SizeRule, string> = { both: 'both sides', shorter: 'the shorter side', longer: 'the longer side' };
+
 /**
  * The cheap checks, from the header alone: empty, format, corrupt/truncated header, pixel
- * limit, minimum size, aspect ratio (in that order). Never decodes and never throws.
+ * limit, minimum size, aspect ratio (in that order). Never decodes and never throws. With
+ * `original` (the web image's size, when the bytes are a resized copy), the size and aspect rules
+ * judge it instead of the header's size.
  */
-export function checkImage(bytes: Uint8Array, options: Readonly<ImageFilterOptions> = CC3M_IMAGE_FILTER): ImageCheck {
+export function checkImage(
+  bytes: Uint8Array,
+  options: Readonly<ImageFilterOptions> = CC3M_IMAGE_FILTER,
+  original?: { width: number; height: number },
+): ImageCheck {
   if (bytes.length === 0) return { keep: false, reason: 'image:empty', format: 'unknown' };
   const header = readImageHeader(bytes);
   const { format, width, height } = header;
@@ -141,10 +178,13 @@ export function checkImage(bytes: Uint8Array, options: Readonly<ImageFilterOptio
     return { ...base, reason: 'image:corrupt', detail: header.detail ?? 'no dimensions in the header' };
   }
   if (width * height > options.maxPixels) return { ...base, reason: 'image:pixels', detail: `${width}×${height} > ${options.maxPixels} pixels` };
-  if (!sideOk(width, height, options))
-    return { ...base, reason: 'image:too-small', detail: `${width}×${height}, ${options.sizeRule} side must be > ${options.minSide}` };
-  const aspect = Math.max(width, height) / Math.min(width, height);
-  if (aspect > options.maxAspect) return { ...base, reason: 'image:aspect', detail: `${aspect.toFixed(3)} > ${options.maxAspect}` };
+  const judged = original ? { ...original, from: 'original' as const } : { width, height, from: 'decoded' as const };
+  base.judged = judged;
+  const size = `${judged.width}×${judged.height} (${SIZE_SOURCE_NOTE[judged.from]}${judged.from === 'original' ? `; the shard holds ${width}×${height}` : ''})`;
+  if (!sideOk(judged.width, judged.height, options))
+    return { ...base, reason: 'image:too-small', detail: `${size}: ${SIZE_RULE_TEXT[options.sizeRule]} must be > ${options.minSide}` };
+  const aspect = Math.max(judged.width, judged.height) / Math.min(judged.width, judged.height);
+  if (aspect > options.maxAspect) return { ...base, reason: 'image:aspect', detail: `aspect ${aspect.toFixed(3)} > ${options.maxAspect}, ${size}` };
   return { ...base, keep: true };
 }
 
@@ -156,6 +196,8 @@ export interface ImageFilterStats {
   /** Images decoded (passed the header checks) and their mean decode wall time, ms (includes waiting when checks run concurrently). */
   decoded: number;
   decodeMeanMs: number;
+  /** Images whose size and aspect were judged, by where the size came from (SizeSource). */
+  sizesJudged: Record<SizeSource, number>;
   /** The detector's backend, load time and per-image time, once it has been loaded. */
   nsfw?: NsfwStats;
 }
@@ -166,22 +208,27 @@ export class ImageFilter {
   private detector: NsfwDetector | undefined;
   private counts = { checked: 0, kept: 0, decoded: 0, decodeMs: 0 };
   private rejected: Record<string, number> = {};
+  private sizesJudged: Record<SizeSource, number> = { original: 0, decoded: 0 };
 
   constructor(options: Partial<ImageFilterOptions> = {}, base: Readonly<ImageFilterOptions> = CC3M_IMAGE_FILTER) {
     this.options = Object.freeze({ ...base, ...options });
   }
 
-  /** Checks one image's bytes. Never throws on bad input (a detector that cannot load does throw). */
-  async check(bytes: Uint8Array): Promise<ImageCheck> {
-    const result = await this.checkInner(bytes);
+  /**
+   * Checks one image's bytes (`original`: the web image's size when the bytes are a resized copy,
+   * see checkImage). Never throws on bad input (a detector that cannot load does throw).
+   */
+  async check(bytes: Uint8Array, original?: { width: number; height: number }): Promise<ImageCheck> {
+    const result = await this.checkInner(bytes, original);
     this.counts.checked++;
+    if (result.judged) this.sizesJudged[result.judged.from]++;
     if (result.keep) this.counts.kept++;
     else this.rejected[result.reason!] = (this.rejected[result.reason!] ?? 0) + 1;
     return result;
   }
 
-  private async checkInner(bytes: Uint8Array): Promise<ImageCheck> {
-    const cheap = checkImage(bytes, this.options);
+  private async checkInner(bytes: Uint8Array, original?: { width: number; height: number }): Promise<ImageCheck> {
+    const cheap = checkImage(bytes, this.options, original);
     const { verifyDecode, nsfw } = this.options;
     if (!cheap.keep || (!verifyDecode && !nsfw)) return cheap;
     const size = NSFW_INPUT_SIZE[this.options.nsfwModel ?? DEFAULT_NSFW_MODEL];
@@ -201,15 +248,22 @@ export class ImageFilter {
     if (!nsfw) return cheap;
     this.detector ??= await sharedNsfwDetector({ model: this.options.nsfwModel, backends: this.options.nsfwBackends });
     const { score } = await this.detector.classifyRgb(rgb, size, size);
-    if (score >= this.options.nsfwThreshold) return { ...cheap, keep: false, reason: 'image:nsfw', nsfwScore: score };
+    if (score >= this.options.nsfwThreshold)
+      return {
+        ...cheap,
+        keep: false,
+        reason: 'image:nsfw',
+        detail: `P(porn) + P(hentai) ${score.toFixed(3)} ≥ ${this.options.nsfwThreshold}`,
+        nsfwScore: score,
+      };
     return { ...cheap, nsfwScore: score };
   }
 
-  /** The pipeline form: keeps the caption unchanged or rejects with the reason. */
+  /** The pipeline form: keeps the caption unchanged or rejects with the reason (and the check's detail). */
   async verdict(pair: CandidatePair): Promise<Verdict> {
     if (pair.image === undefined) return reject('image:missing');
-    const result = await this.check(pair.image);
-    return result.keep ? keep(pair.caption) : reject(result.reason!);
+    const result = await this.check(pair.image, pair.originalSize);
+    return result.keep ? keep(pair.caption) : reject(result.reason!, result.detail);
   }
 
   stats(): ImageFilterStats {
@@ -219,6 +273,7 @@ export class ImageFilter {
       rejected: { ...this.rejected },
       decoded: this.counts.decoded,
       decodeMeanMs: this.counts.decoded ? this.counts.decodeMs / this.counts.decoded : 0,
+      sizesJudged: { ...this.sizesJudged },
     };
     if (this.detector) stats.nsfw = this.detector.stats();
     return stats;

@@ -6,9 +6,12 @@
  * reason:
  *
  *   OUT/kept.tsv        kept pairs, in the input's column order, transformed captions
- *   OUT/rejects.jsonl   {line, url, stage, reason, detail?} per rejected row (unreadable lines included)
+ *   OUT/rejects.jsonl   {line, url, stage, reason, detail?, caption?} per rejected row (unreadable lines
+ *                       included): `detail` is what the rule measured, `caption` the caption as read
+ *                       (at most MAX_REJECT_CAPTION_CHARS characters)
  *   OUT/funnel.jsonl    per stage: in, out, rejected by reason
- *   OUT/summary.json    preset, input, counts, time
+ *   OUT/audit.json      the kept set's audit (most repeated captions, a sample, <PERSON> share; audit.ts)
+ *   OUT/summary.json    preset, input, counts, image sizes judged, time
  */
 import { hasControlCharacters, quoteInput } from '../util/untrusted-text';
 import * as fs from 'fs';
@@ -20,6 +23,8 @@ import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
 import { ImageSource, type ImageSourceOptions } from '../data/images';
 import { CandidatePair, Verdict } from './types';
+import { originalSizeOf, type SizeSource } from './image';
+import { auditKeptFile, type KeptAudit } from './audit';
 
 /** A per-pair stage. */
 export interface PairStage {
@@ -27,6 +32,8 @@ export interface PairStage {
   /** The stage reads the image bytes (they are fetched once, when the first such stage runs). */
   needsImage?: boolean;
   check(pair: CandidatePair): Verdict | Promise<Verdict>;
+  /** For an image stage: how many images' sizes it judged from the input's original size and from the bytes. */
+  sizesJudged?(): Record<SizeSource, number>;
 }
 
 /** A stage that must see every surviving caption before it can judge one (two passes). */
@@ -39,7 +46,7 @@ export interface DatasetStage {
 /** Cheap stages run on worker threads over batches of pairs, before the in-process stages. */
 export interface PooledStages {
   names: readonly string[];
-  run(batch: { caption: string; tags?: string[] }[]): Promise<{ rejectedAt: number; reason?: string; caption: string }[]>;
+  run(batch: { caption: string; tags?: string[] }[]): Promise<{ rejectedAt: number; reason?: string; detail?: string; caption: string }[]>;
   batchSize: number;
   /** Batches in flight at once. */
   depth: number;
@@ -78,7 +85,11 @@ export interface PipelineResult {
   input: number;
   kept: number;
   seconds: number;
-  files: { kept: string; rejects: string; funnel: string; summary: string };
+  files: { kept: string; rejects: string; funnel: string; summary: string; audit?: string };
+  /** The kept set's audit (absent when the run wrote no kept.tsv: a shard that defers the dataset stages). */
+  audit?: KeptAudit;
+  /** Images whose size the image stage judged, by source (absent without an image stage). */
+  imageSizesJudged?: Record<SizeSource, number>;
 }
 
 export const READ_STAGE = 'read';
@@ -88,6 +99,36 @@ export interface SurvivorRecord {
   line: number;
   url: string;
   caption: string;
+  /** The caption as read (rejects.jsonl's `caption`, capped; absent in files of older runs). */
+  read?: string;
+}
+
+/** Longest caption a reject in rejects.jsonl carries (the caption as read, cut here). */
+export const MAX_REJECT_CAPTION_CHARS = 1000;
+
+/** One line of rejects.jsonl. */
+export interface RejectRecord {
+  line: number;
+  url: string;
+  stage: string;
+  reason: string;
+  /** What the rule measured: the rare words, a value against its threshold, the tags compared, the fetch error … */
+  detail?: string;
+  /** The caption as read from the input (at most MAX_REJECT_CAPTION_CHARS characters, then "…"). */
+  caption?: string;
+}
+
+/** A caption cut to `max` characters for rejects.jsonl (never inside a surrogate pair). */
+export function capCaption(caption: string, max = MAX_REJECT_CAPTION_CHARS): string {
+  if (caption.length <= max) return caption;
+  const end = /[\uD800-\uDBFF]/.test(caption[max - 1]) ? max - 1 : max;
+  return `${caption.slice(0, end)}…`;
+}
+
+/** The JSON line of a reject: fields in a fixed order, detail and caption only when known. */
+export function rejectLine(r: RejectRecord): string {
+  const { line, url, stage, reason, detail, caption } = r;
+  return JSON.stringify({ line, url, stage, reason, ...(detail ? { detail } : {}), ...(caption !== undefined ? { caption: capCaption(caption) } : {}) }) + '\n';
 }
 
 export function readSurvivors(file: string): SurvivorRecord[] {
@@ -103,7 +144,7 @@ export function applyDatasetStages(
   records: SurvivorRecord[],
   datasetStages: readonly DatasetStage[],
   funnel: Funnel,
-  recordReject: (line: number, url: string, stage: string, reason: string) => void,
+  recordReject: (reject: RejectRecord) => void,
 ): SurvivorRecord[] {
   let current = records;
   for (const stage of datasetStages) {
@@ -115,7 +156,7 @@ export function applyDatasetStages(
       if (verdict.keep) {
         funnel.passed(stage.name);
         next.push({ ...record, caption: verdict.caption });
-      } else recordReject(record.line, record.url, stage.name, verdict.reason);
+      } else recordReject({ line: record.line, url: record.url, stage: stage.name, reason: verdict.reason, detail: verdict.detail, caption: record.read });
     }
     current = next;
   }
@@ -138,7 +179,8 @@ export function inputProblem(url: string, caption: string): string | undefined {
 }
 
 type InputItem =
-  { line: number; url: string; reject: string; bytes: number } | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; bytes: number };
+  | { line: number; url: string; reject: string; bytes: number }
+  | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; originalSize?: { width: number; height: number }; bytes: number };
 
 /** Rows of a TSV, or samples of a shard folder / img2dataset output (images and tags included). */
 async function* inputItems(input: string, layout: TsvLayout, range?: { start: number; end: number }): AsyncGenerator<InputItem> {
@@ -167,7 +209,9 @@ async function* inputItems(input: string, layout: TsvLayout, range?: { start: nu
     }
     const url = typeof sample.json.url === 'string' ? sample.json.url : `${raw.source}#${sample.key}`;
     const tags = Array.isArray(sample.json.tags) ? sample.json.tags.map(String) : undefined;
-    yield { line, url, caption: sample.caption, image: sample.image, tags, bytes: 0 };
+    // the web image's size, when the shard's image is a resized copy (img2dataset / cckit download write it)
+    const originalSize = originalSizeOf(sample.json);
+    yield { line, url, caption: sample.caption, image: sample.image, tags, ...(originalSize ? { originalSize } : {}), bytes: 0 };
   }
 }
 
@@ -196,6 +240,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     rejects: path.join(options.out, 'rejects.jsonl'),
     funnel: path.join(options.out, 'funnel.jsonl'),
     summary: path.join(options.out, 'summary.json'),
+    audit: path.join(options.out, 'audit.json'),
   };
   // shard folders are written out as CC12M-style TSV (url<TAB>caption)
   const layout = folderInput ? 'url-caption' : !options.layout || options.layout === 'auto' ? await detectTsvLayout(options.input) : options.layout;
@@ -203,9 +248,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   const rejectsTemporary = temporaryPath(files.rejects);
   const rejects = fs.createWriteStream(rejectsTemporary);
-  const recordReject = (line: number, url: string, stage: string, reason: string, detail?: string) => {
-    funnel.rejected(stage, reason);
-    rejects.write(JSON.stringify({ line, url, stage, reason, ...(detail ? { detail } : {}) }) + '\n');
+  const recordReject = (reject: RejectRecord) => {
+    funnel.rejected(reject.stage, reject.reason);
+    rejects.write(rejectLine(reject));
   };
 
   // survivors of the per-pair stages: straight to kept.tsv, or to a first-pass file for dataset stages
@@ -213,7 +258,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const survivors = survivorsFile ? fs.createWriteStream(survivorsFile) : undefined;
   const kept = deferred ? undefined : TsvWriter.create(files.kept, { layout });
 
-  const runStages = async (pair: CandidatePair, line: number): Promise<CandidatePair | undefined> => {
+  // `read`: the caption as read, for rejects.jsonl (the stages rewrite pair.caption)
+  const runStages = async (pair: CandidatePair, line: number, read: string): Promise<CandidatePair | undefined> => {
     let fetched = false;
     for (const stage of options.stages) {
       funnel.entered(stage.name);
@@ -221,7 +267,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         fetched = true;
         const image = await images.fetch(pair.url);
         if (!image.ok) {
-          recordReject(line, pair.url, stage.name, image.reason, image.detail);
+          recordReject({ line, url: pair.url, stage: stage.name, reason: image.reason, detail: image.detail, caption: read });
           return undefined;
         }
         pair.image = image.bytes;
@@ -233,7 +279,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         verdict = { keep: false, reason: `${stage.name}:error:${(err as Error).message.slice(0, 80)}` };
       }
       if (!verdict.keep) {
-        recordReject(line, pair.url, stage.name, verdict.reason);
+        recordReject({ line, url: pair.url, stage: stage.name, reason: verdict.reason, detail: verdict.detail, caption: read });
         return undefined;
       }
       funnel.passed(stage.name);
@@ -244,22 +290,22 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   };
 
   const concurrency = Math.max(1, options.concurrency ?? 8);
-  const inFlight: Promise<{ pair?: CandidatePair; line: number }>[] = [];
+  const inFlight: Promise<{ pair?: CandidatePair; line: number; read: string }>[] = [];
   let input = 0;
   let bytesSeen = 0;
-  const emit = async ({ pair, line }: { pair?: CandidatePair; line: number }) => {
+  const emit = async ({ pair, line, read }: { pair?: CandidatePair; line: number; read: string }) => {
     if (!pair) return;
     if (survivors) {
-      if (!survivors.write(JSON.stringify({ line, url: pair.url, caption: pair.caption }) + '\n'))
-        await new Promise<void>((r) => survivors.once('drain', () => r()));
+      const record: SurvivorRecord = { line, url: pair.url, caption: pair.caption, read: capCaption(read) };
+      if (!survivors.write(JSON.stringify(record) + '\n')) await new Promise<void>((r) => survivors.once('drain', () => r()));
     } else {
       const pending = kept!.write(pair);
       if (pending) await pending;
     }
   };
 
-  const startStages = async (pair: CandidatePair, line: number) => {
-    inFlight.push(runStages(pair, line).then((result) => ({ pair: result, line })));
+  const startStages = async (pair: CandidatePair, line: number, read: string) => {
+    inFlight.push(runStages(pair, line, read).then((result) => ({ pair: result, line, read })));
     if (inFlight.length >= concurrency) await emit(await inFlight.shift()!);
   };
 
@@ -277,13 +323,15 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         funnel.entered(pooledNames[s]);
         funnel.passed(pooledNames[s]);
       }
+      // the workers have not touched pair.caption: it is still the caption as read
+      const read = pair.caption;
       if (result.rejectedAt >= 0) {
         funnel.entered(pooledNames[result.rejectedAt]);
-        recordReject(line, pair.url, pooledNames[result.rejectedAt], result.reason ?? 'rejected');
+        recordReject({ line, url: pair.url, stage: pooledNames[result.rejectedAt], reason: result.reason ?? 'rejected', detail: result.detail, caption: read });
         continue;
       }
       pair.caption = result.caption;
-      await startStages(pair, line);
+      await startStages(pair, line, read);
     }
   };
   const sendBatch = async () => {
@@ -300,20 +348,28 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     funnel.entered(READ_STAGE);
     bytesSeen += item.bytes;
     if ('reject' in item) {
-      recordReject(item.line, item.url, READ_STAGE, item.reject);
+      recordReject({ line: item.line, url: item.url, stage: READ_STAGE, reason: item.reject });
       continue;
     }
     const problem = inputProblem(item.url, item.caption);
     if (problem) {
-      recordReject(item.line, item.url.slice(0, 200), READ_STAGE, problem, problem === 'input:url-control-character' ? quoteInput(item.url) : undefined);
+      recordReject({
+        line: item.line,
+        url: item.url.slice(0, 200),
+        stage: READ_STAGE,
+        reason: problem,
+        detail: problem === 'input:url-control-character' ? quoteInput(item.url) : undefined,
+        caption: item.caption,
+      });
       continue;
     }
     funnel.passed(READ_STAGE);
     const pair: CandidatePair = { id: String(item.line), url: item.url, caption: item.caption, tags: options.tags?.(item.url) ?? item.tags, image: item.image };
+    if (item.originalSize) pair.originalSize = item.originalSize;
     if (options.pooled) {
       batch.push({ pair, line: item.line });
       if (batch.length >= options.pooled.batchSize) await sendBatch();
-    } else await startStages(pair, item.line);
+    } else await startStages(pair, item.line, item.caption);
     if (input % 1000 === 0 && totalBytes > 0) progress('filter (input bytes)', Math.min(bytesSeen, totalBytes), totalBytes);
   }
   await sendBatch();
@@ -337,11 +393,49 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   commitTemporary(rejectsTemporary, files.rejects);
   funnel.check();
   writeFileAtomic(files.funnel, funnel.toJsonl());
+  const audit = kept ? await writeAudit(files.kept, layout, files.audit) : undefined;
+  const imageSizesJudged = sumSizesJudged(options.stages);
   const seconds = (Date.now() - started) / 1000;
   // summary.json is the stage's done-marker: written last, atomically.
   writeFileAtomic(
     files.summary,
-    JSON.stringify({ label: options.label, input: options.input, rows: input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        label: options.label,
+        input: options.input,
+        rows: input,
+        kept: funnel.kept,
+        rejected: funnel.rejectedTotal,
+        ...(imageSizesJudged ? { imageSizesJudged } : {}),
+        seconds,
+      },
+      null,
+      2,
+    ) + '\n',
   );
-  return { funnel, input, kept: funnel.kept, seconds, files };
+  return {
+    funnel,
+    input,
+    kept: funnel.kept,
+    seconds,
+    files: audit ? files : { kept: files.kept, rejects: files.rejects, funnel: files.funnel, summary: files.summary },
+    ...(audit ? { audit } : {}),
+    ...(imageSizesJudged ? { imageSizesJudged } : {}),
+  };
+}
+
+/** Audits a written kept.tsv into `file` (audit.json). */
+export async function writeAudit(keptFile: string, layout: TsvLayout, file: string): Promise<KeptAudit> {
+  const audit = await auditKeptFile(keptFile, layout);
+  writeFileAtomic(file, JSON.stringify(audit, null, 2) + '\n');
+  return audit;
+}
+
+/** The image sizes the stages judged, by source (undefined when no stage judges sizes). */
+function sumSizesJudged(stages: readonly PairStage[]): Record<SizeSource, number> | undefined {
+  const judging = stages.filter((s) => s.sizesJudged);
+  if (judging.length === 0) return undefined;
+  const total: Record<SizeSource, number> = { original: 0, decoded: 0 };
+  for (const stage of judging) for (const [source, n] of Object.entries(stage.sizesJudged!())) total[source as SizeSource] += n;
+  return total;
 }

@@ -148,7 +148,7 @@ export function buildStages(
   if (wanted('image-text') && !pooled) stages.push({ name: 'image-text', check: (pair) => checkImageText(pair.caption, pair.tags) });
   if (wanted('image')) {
     const image = new ImageFilter({ nsfw: options.nsfw ?? preset.image.nsfw }, preset.image);
-    stages.push({ name: 'image', needsImage: true, check: (pair) => image.verdict(pair) });
+    stages.push({ name: 'image', needsImage: true, check: (pair) => image.verdict(pair), sizesJudged: () => image.stats().sizesJudged });
   }
   if (wanted('transform')) {
     if (preset.transform === 'hypernymise') {

@@ -12,7 +12,8 @@ import { TsvLayout, TsvWriter } from '../data/tsv';
 import { commitTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
 import { missingShards, shardFolder, type ShardSpec } from '../util/shard';
 import { Funnel } from './funnel';
-import { applyDatasetStages, readSurvivors, type DatasetStage, type PipelineResult } from './pipeline';
+import { applyDatasetStages, readSurvivors, rejectLine, writeAudit, type DatasetStage, type PipelineResult, type RejectRecord } from './pipeline';
+import type { SizeSource } from './image';
 
 export interface MergeFilterOptions {
   out: string;
@@ -45,6 +46,7 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
     rejects: path.join(out, 'rejects.jsonl'),
     funnel: path.join(out, 'funnel.jsonl'),
     summary: path.join(out, 'summary.json'),
+    audit: path.join(out, 'audit.json'),
   };
   const rejectsTemporary = temporaryPath(files.rejects);
   const rejects = fs.openSync(rejectsTemporary, 'w');
@@ -53,9 +55,9 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
     if (deferred) {
       const kept = TsvWriter.create(files.kept, { layout: options.layout });
       const survivors = folders.flatMap((folder) => readSurvivors(path.join(folder, 'survivors.jsonl')));
-      const recordReject = (line: number, url: string, stage: string, reason: string) => {
-        funnel.rejected(stage, reason);
-        fs.writeSync(rejects, JSON.stringify({ line, url, stage, reason }) + '\n');
+      const recordReject = (reject: RejectRecord) => {
+        funnel.rejected(reject.stage, reject.reason);
+        fs.writeSync(rejects, rejectLine(reject));
       };
       for (const record of applyDatasetStages(survivors, options.datasetStages, funnel, recordReject)) {
         const pending = kept.write(record);
@@ -76,14 +78,39 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
   commitTemporary(rejectsTemporary, files.rejects);
   funnel.check();
   writeFileAtomic(files.funnel, funnel.toJsonl());
+  const audit = await writeAudit(files.kept, options.layout, files.audit);
+  const imageSizesJudged = sumShardSizes(folders);
   const seconds = (Date.now() - started) / 1000;
   writeFileAtomic(
     files.summary,
     JSON.stringify(
-      { label: options.label, input: options.input, rows: funnel.input, kept: funnel.kept, rejected: funnel.rejectedTotal, seconds, shards: count },
+      {
+        label: options.label,
+        input: options.input,
+        rows: funnel.input,
+        kept: funnel.kept,
+        rejected: funnel.rejectedTotal,
+        ...(imageSizesJudged ? { imageSizesJudged } : {}),
+        seconds,
+        shards: count,
+      },
       null,
       2,
     ) + '\n',
   );
-  return { funnel, input: funnel.input, kept: funnel.kept, seconds, files };
+  return { funnel, input: funnel.input, kept: funnel.kept, seconds, files, audit, ...(imageSizesJudged ? { imageSizesJudged } : {}) };
+}
+
+/** The shards' image sizes judged (their summary.json), summed; undefined when none has the field. */
+function sumShardSizes(folders: readonly string[]): Record<SizeSource, number> | undefined {
+  let total: Record<SizeSource, number> | undefined;
+  for (const folder of folders) {
+    const summary = JSON.parse(fs.readFileSync(path.join(folder, 'summary.json'), 'utf8')) as { imageSizesJudged?: Partial<Record<SizeSource, number>> };
+    const sizes = summary.imageSizesJudged;
+    if (!sizes) continue;
+    total ??= { original: 0, decoded: 0 };
+    total.original += sizes.original ?? 0;
+    total.decoded += sizes.decoded ?? 0;
+  }
+  return total;
 }

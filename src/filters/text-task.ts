@@ -11,6 +11,8 @@ import { ReferenceVocabulary, ReferenceVocabularySpec } from './reference-vocabu
 export interface PooledResult {
   rejectedAt: number;
   reason?: string;
+  /** What the rejecting check measured (see Verdict). */
+  detail?: string;
   caption: string;
 }
 
@@ -37,13 +39,13 @@ export function pairTask(options: PairTaskOptions): (pairs: { caption: string; t
       let stage = 0;
       if (text) {
         const verdict = text.check(caption);
-        if (!verdict.keep) return { rejectedAt: stage, reason: verdict.reason, caption };
+        if (!verdict.keep) return { rejectedAt: stage, reason: verdict.reason, detail: verdict.detail, caption };
         caption = verdict.caption;
         stage++;
       }
       if (options.imageText) {
         const verdict = checkImageText(caption, tags);
-        if (!verdict.keep) return { rejectedAt: stage, reason: verdict.reason, caption };
+        if (!verdict.keep) return { rejectedAt: stage, reason: verdict.reason, detail: verdict.detail, caption };
       }
       return { rejectedAt: -1, caption };
     });

@@ -279,6 +279,13 @@ export function isProfane(text: string): boolean {
 type SentimentFn = (text: string) => { score: number; normalizedScore: number };
 let sentimentFn: SentimentFn | undefined;
 
+/** The caption's words obscenity's matcher flags, as they are written (for a rejection's detail). */
+export function profaneMatches(text: string): string[] {
+  profanityMatcher ??= new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
+  const words = profanityMatcher.getAllMatches(text, true).map((m) => `"${text.slice(m.startIndex, m.endIndex + 1)}"`);
+  return [...new Set(words)];
+}
+
 /** wink-sentiment's normalised score, −5 (very negative) … +5 (very positive). */
 export function polarity(text: string): number {
   // wink-sentiment ships no type declarations
@@ -307,6 +314,32 @@ export interface TextStatistics {
   capitalisedRatio: number;
   /** Distinct lower-cased words / words. */
   uniqueWordRatio: number;
+}
+
+/** A measured ratio for a rejection's detail. */
+const ratio = (x: number): string => String(Number(x.toFixed(3)));
+
+/** At most `max` items, then how many more. */
+function listed(items: readonly string[], max = 10): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')}, … (${items.length - max} more)`;
+}
+
+/** The words with their POS tags ("a/DET red/ADJ car/NOUN"), for the POS checks' details. */
+function tagged(analysis: Analysis, max = 24): string {
+  const words = analysis.words.map((w) => `${w.text}/${w.pos}`);
+  return words.length <= max ? words.join(' ') : `${words.slice(0, max).join(' ')} … (${words.length} words)`;
+}
+
+/** The content words that repeat an earlier one, as textStatistics counts them: "ball ×3" (repeats after the first). */
+function repeatedWords(analysis: Analysis): string[] {
+  const content = new Set<string>();
+  const repeats = new Map<string, number>();
+  for (const w of analysis.words) {
+    if (!CONTENT_POS.has(w.pos) || w.isStopWord || w.isPlaceholder || !w.hasLetter) continue;
+    if (content.has(w.lower)) repeats.set(w.lower, (repeats.get(w.lower) ?? 0) + 1);
+    else content.add(w.lower);
+  }
+  return [...repeats].map(([word, n]) => (n === 1 ? word : `${word} ×${n}`));
 }
 
 /** The statistics of an analysed caption (one pass over its words). */
@@ -379,38 +412,57 @@ export class TextFilter {
     return this.options.minWordFrequency !== null && this.vocabulary !== undefined;
   }
 
+  /**
+   * Keeps the caption (boilerplate cropped) or rejects it with the first check it fails; the
+   * rejection's detail says what that check measured (the value against its threshold, the rare
+   * words and their counts, the boilerplate phrase, the words' POS tags). Details are built only
+   * for rejections and never change a verdict.
+   */
   check(caption: string): Verdict {
     const o = this.options;
     let text = caption.trim();
 
     if (this.boilerplate) {
       const b = this.boilerplate.apply(text);
-      if (!b.keep) return reject(TEXT_REASONS.boilerplate);
+      if (!b.keep) return reject(TEXT_REASONS.boilerplate, b.pattern === '' ? 'nothing but boilerplate' : `matched "${b.pattern}"`);
       text = b.text;
     }
     if (o.minWords !== null || o.maxWords !== null) {
       const n = countWords(text);
-      if ((o.minWords !== null && n < o.minWords) || (o.maxWords !== null && n > o.maxWords)) return reject(TEXT_REASONS.length);
+      if ((o.minWords !== null && n < o.minWords) || (o.maxWords !== null && n > o.maxWords))
+        return reject(TEXT_REASONS.length, `${n} words; allowed ${o.minWords ?? 0}–${o.maxWords ?? '∞'}`);
     }
-    if (text.length === 0) return reject(TEXT_REASONS.length);
+    if (text.length === 0) return reject(TEXT_REASONS.length, 'empty after boilerplate cropping');
 
     const analysis = analyse(text);
     const s = textStatistics(analysis);
-    if (o.requireNoun && s.nouns === 0) return reject(TEXT_REASONS.noNoun);
-    if (o.requireDeterminer && s.determiners === 0) return reject(TEXT_REASONS.noDeterminer);
-    if (o.requirePreposition && s.prepositions === 0) return reject(TEXT_REASONS.noPreposition);
-    if (o.maxNounRatio !== null && s.nounRatio > o.maxNounRatio) return reject(TEXT_REASONS.nounRatio);
-    if (o.maxRepetition !== null && s.repetition > o.maxRepetition) return reject(TEXT_REASONS.repetition);
-    if (o.requireFirstWordCapitalised && !s.firstWordCapitalised) return reject(TEXT_REASONS.capitalisation);
-    if (o.maxCapitalisedRatio !== null && s.capitalisedRatio > o.maxCapitalisedRatio) return reject(TEXT_REASONS.capitalisation);
-    if (o.minUniqueWordRatio !== null && s.uniqueWordRatio < o.minUniqueWordRatio) return reject(TEXT_REASONS.uniqueWords);
-    if (this.checksRareWords && this.rareWords(analysis).length > 0) return reject(TEXT_REASONS.rareWords);
+    if (o.requireNoun && s.nouns === 0) return reject(TEXT_REASONS.noNoun, `no NOUN or PROPN: ${tagged(analysis)}`);
+    if (o.requireDeterminer && s.determiners === 0) return reject(TEXT_REASONS.noDeterminer, `no DET: ${tagged(analysis)}`);
+    if (o.requirePreposition && s.prepositions === 0) return reject(TEXT_REASONS.noPreposition, `no ADP: ${tagged(analysis)}`);
+    if (o.maxNounRatio !== null && s.nounRatio > o.maxNounRatio)
+      return reject(TEXT_REASONS.nounRatio, `noun ratio ${ratio(s.nounRatio)} (${s.nouns} of ${s.words} words) > ${o.maxNounRatio}`);
+    if (o.maxRepetition !== null && s.repetition > o.maxRepetition)
+      return reject(TEXT_REASONS.repetition, `repetition ${ratio(s.repetition)} > ${o.maxRepetition} (repeated: ${listed(repeatedWords(analysis))})`);
+    if (o.requireFirstWordCapitalised && !s.firstWordCapitalised)
+      return reject(TEXT_REASONS.capitalisation, `first word "${analysis.words.find((w) => w.hasLetter)?.text ?? ''}" is not capitalised`);
+    if (o.maxCapitalisedRatio !== null && s.capitalisedRatio > o.maxCapitalisedRatio)
+      return reject(TEXT_REASONS.capitalisation, `capitalised-word ratio ${ratio(s.capitalisedRatio)} > ${o.maxCapitalisedRatio}`);
+    if (o.minUniqueWordRatio !== null && s.uniqueWordRatio < o.minUniqueWordRatio)
+      return reject(TEXT_REASONS.uniqueWords, `unique-word ratio ${ratio(s.uniqueWordRatio)} < ${o.minUniqueWordRatio}`);
+    if (this.checksRareWords) {
+      const rare = this.rareWords(analysis);
+      if (rare.length > 0) {
+        const counts = [...new Set(rare)].map((w) => `"${w}" seen ${this.vocabulary!.count(w)}`);
+        return reject(TEXT_REASONS.rareWords, `${listed(counts)} (a word must be seen ≥ ${o.minWordFrequency})`);
+      }
+    }
     if (o.minPolarity !== null || o.maxPolarity !== null) {
       const p = polarity(text);
-      if ((o.minPolarity !== null && p < o.minPolarity) || (o.maxPolarity !== null && p > o.maxPolarity)) return reject(TEXT_REASONS.polarity);
+      if ((o.minPolarity !== null && p < o.minPolarity) || (o.maxPolarity !== null && p > o.maxPolarity))
+        return reject(TEXT_REASONS.polarity, `polarity ${ratio(p)} outside ${o.minPolarity ?? '−∞'}…${o.maxPolarity ?? '∞'}`);
     }
     // last: obscenity's matcher is the most expensive step
-    if (o.profanity && isProfane(text)) return reject(TEXT_REASONS.profanity);
+    if (o.profanity && isProfane(text)) return reject(TEXT_REASONS.profanity, `matched ${profaneMatches(text).join(', ')}`);
     return keep(text);
   }
 

@@ -333,7 +333,8 @@ export class Cc3mTransform {
   transform(caption: string): Verdict {
     const out = this.rewrite(caption);
     const words = out.match(/[\p{L}\p{N}<>]+/gu) ?? [];
-    if (words.length < this.options.minTokens) return reject('transform:too-short');
+    if (words.length < this.options.minTokens)
+      return reject('transform:too-short', `"${out.slice(0, 200)}" has ${words.length} words after the transform; at least ${this.options.minTokens}`);
     return keep(out);
   }
 
@@ -735,7 +736,7 @@ export class ConceptCounter {
   /** Second pass: keep a caption when every concept's count is ≥ threshold. */
   check(caption: string, threshold: number): Verdict {
     const rare = conceptsOf(caption).find((c) => this.count(c) < threshold);
-    return rare === undefined ? keep(caption) : reject('prune:rare-concept');
+    return rare === undefined ? keep(caption) : reject('prune:rare-concept', `"${rare}" seen in ${this.count(rare)} kept captions; at least ${threshold}`);
   }
 }
 
