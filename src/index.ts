@@ -81,3 +81,4 @@ export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResu
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';
 export * as notebook from './notebook/runs';
+export { compareRuns, compareBundle, type CompareRunsOptions } from './notebook/compare';

@@ -1,7 +1,8 @@
 /**
  * src/notebook/runs.ts (curves from run logs, caption-grid items, in-place progress) and
  * src/notebook/tslab-iopub.ts (the tslab iopub send guard) and src/notebook/frames.ts (danfojs DataFrames of
- * result rows), without Jupyter.
+ * result rows), without Jupyter; the comparison of two runs (src/runs/compare.ts) on the fixture runs
+ * `sample` and `sample-b`, and `show.compare`'s bundle (src/notebook/compare.ts).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -9,13 +10,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { tableBundle } from '../src/notebook/display';
+import { CAPTIONS_MIME, RUN_MIME, show, tableBundle } from '../src/notebook/display';
+import { compareBundle, compareRuns } from '../src/notebook/compare';
+import { comparePredictions, readPredictions, selectPairs, signed, summarizePairs, unmatchedNote, type ComparableFile } from '../src/runs/layout';
 import { frame } from '../src/notebook/frames';
 import { curvesFigure, notebookProgress, predictionItems, series } from '../src/notebook/runs';
 import { guardTslabIopub } from '../src/notebook/tslab-iopub';
 import { FIXTURES_DIR } from '../src/paths';
 
 const SAMPLE = path.join(FIXTURES_DIR, 'runs', 'sample');
+const SAMPLE_B = path.join(FIXTURES_DIR, 'runs', 'sample-b');
+const SPLIT = 'nocaps-val';
 
 function fakeRun(root: string, name: string, steps: number, lines: object[]): string {
   const dir = path.join(root, name);
@@ -144,4 +149,206 @@ test('frame: a danfojs DataFrame of result rows, rows with other keys lined up; 
   assert.deepEqual(danfo.loc({ columns: ['CIDEr'] }).values, [[50.5], [71.2], [60]]);
   // no rows: the columns stay
   assert.deepEqual(frame({ columns: ['a', 'b'], rows: [] }).columns, ['a', 'b']);
+});
+
+test('comparing two runs: images paired by id, B − A per image, verdicts, counts (the fixture runs sample / sample-b)', () => {
+  const a = readPredictions(SAMPLE, SPLIT);
+  const b = readPredictions(SAMPLE_B, SPLIT);
+  const c = compareRuns(SAMPLE, SAMPLE_B, SPLIT);
+  assert.equal(c.split, SPLIT);
+  assert.equal(c.metric, 'CIDEr');
+  assert.deepEqual([c.a.run, c.b.run], ['sample', 'sample-b']);
+  assert.equal(c.pairs.length, 12);
+  assert.deepEqual([c.onlyA, c.onlyB, c.duplicatesA, c.duplicatesB], [[], [], [], []]);
+  assert.equal(unmatchedNote(c), '', 'nothing unmatched, nothing said');
+  const scoreOf = (f: typeof a, id: string) => f.items.find((i) => String(i.image_id) === id)!.scores!.CIDEr!;
+  for (const p of c.pairs) {
+    assert.equal(p.diff, scoreOf(b, p.id) - scoreOf(a, p.id), `image ${p.id}: B − A`);
+    assert.equal(p.a.caption, a.items.find((i) => String(i.image_id) === p.id)!.caption);
+    assert.equal(p.b.caption, b.items.find((i) => String(i.image_id) === p.id)!.caption);
+  }
+  const byId = new Map(c.pairs.map((p) => [p.id, p]));
+  // Image 3: A's generic caption names nothing there and hallucinates food; B names the train and the toothbrush.
+  assert.deepEqual(byId.get('3')!.a.verdict, { naming: 'none', hallucinates: true, label: 'nothing present named · hallucinates' });
+  assert.deepEqual(byId.get('3')!.b.verdict, { naming: 'name', hallucinates: false, label: 'by name' });
+  assert.equal(byId.get('3')!.better, 'b');
+  assert.equal(byId.get('6')!.b.verdict!.naming, 'kind', '"an animal" for a bird: by hypernym');
+  assert.equal(byId.get('8')!.better, 'a');
+  assert.equal(byId.get('4')!.better, 'tie', 'the same caption: a tie');
+  // Summary counts.
+  const diffs = c.pairs.map((p) => p.diff!);
+  assert.deepEqual(
+    { bBetter: c.summary.bBetter, aBetter: c.summary.aBetter, ties: c.summary.ties, paired: c.summary.paired, unscored: c.summary.unscored },
+    { bBetter: 8, aBetter: 2, ties: 2, paired: 12, unscored: 0 },
+  );
+  assert.ok(Math.abs(c.summary.meanDiff! - diffs.reduce((x, y) => x + y, 0) / 12) < 1e-12);
+  assert.ok(Math.abs(c.summary.meanB! - c.summary.meanA! - c.summary.meanDiff!) < 1e-12);
+  assert.deepEqual(
+    [c.summary.judged, c.summary.bNames, c.summary.aNames, c.summary.bHallucinates, c.summary.aHallucinates],
+    [12, 2, 0, 2, 3],
+    'B names by name where A does not on 3 and 7; B hallucinates on 2 and 10; A on 3, 7 and 8',
+  );
+  assert.deepEqual(
+    Object.entries(c.byDomain).map(([d, s]) => [d, s.paired, s.bBetter]),
+    [
+      ['in', 2, 1],
+      ['near', 7, 5],
+      ['out', 3, 2],
+    ],
+  );
+  assert.deepEqual(summarizePairs(c.pairs), c.summary);
+  assert.equal(c.hasDomains && c.hasVerdicts, true);
+});
+
+test('comparison views: sorted by B − A both ways (unscored last), filtered by domain and verdict, limited', () => {
+  const c = compareRuns(SAMPLE, SAMPLE_B, SPLIT);
+  const ids = (sel: Parameters<typeof selectPairs>[1]) => selectPairs(c, sel).map((p) => p.id);
+  const desc = selectPairs(c, { sort: 'diff-desc' });
+  assert.deepEqual(ids({}), ids({ sort: 'diff-desc' }), 'largest difference first by default');
+  for (let i = 1; i < desc.length; i++) assert.ok(desc[i - 1]!.diff! >= desc[i]!.diff!);
+  assert.equal(desc[0]!.id, '3');
+  assert.deepEqual(ids({ sort: 'diff-asc' })[0], '8');
+  assert.deepEqual(ids({ sort: 'diff-asc' }).slice(0, 5), ['8', '0', '4', '11', '1'], 'A better first, then the ties in image-id order');
+  assert.deepEqual(ids({ sort: 'id' }), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']);
+  assert.deepEqual(ids({ domain: 'out', sort: 'id' }), ['0', '1', '10']);
+  assert.deepEqual(ids({ domain: ['in', 'out'], sort: 'id' }), ['0', '1', '4', '5', '10']);
+  assert.deepEqual(ids({ verdict: 'b-names' }), ['3', '7'], 'on which images does B name what A does not');
+  assert.deepEqual(ids({ verdict: 'a-hallucinates', sort: 'id' }), ['3', '7', '8']);
+  assert.deepEqual(ids({ verdict: 'b-hallucinates', sort: 'id' }), ['2', '10']);
+  assert.deepEqual(ids({ verdict: { b: 'kind' } }), ['6']);
+  assert.deepEqual(ids({ verdict: { a: 'none', b: 'not-name' }, sort: 'id' }), ['0', '1', '6', '10', '11'], 'neither names a present object by name');
+  assert.deepEqual(ids({ verdict: 'same', sort: 'id' }), ['0', '1', '4', '5', '9', '11']);
+  assert.deepEqual(ids({ verdict: 'differ', sort: 'id' }), ['2', '3', '6', '7', '8', '10']);
+  assert.deepEqual(ids({ domain: 'near', verdict: 'b-names', sort: 'diff-asc' }), ['7', '3']);
+  assert.deepEqual(ids({ limit: 2 }), ['3', '2']);
+  // Pairs without a score (one side unscored) come last either way.
+  const unscored = { ...c.pairs[0]!, id: 'x', diff: undefined, better: undefined };
+  assert.equal(selectPairs([unscored, ...c.pairs], { sort: 'diff-desc' }).at(-1)!.id, 'x');
+  assert.equal(selectPairs([unscored, ...c.pairs], { sort: 'diff-asc' }).at(-1)!.id, 'x');
+  assert.equal(signed(0.1234), '+0.123');
+  assert.equal(signed(-2), '−2.000');
+  assert.equal(signed(-0.0001), '0.000');
+});
+
+test('comparing: images in one run only, or listed twice, are counted and said, not dropped silently; one split only', () => {
+  const item = (id: number, caption: string, cider?: number) => ({ image_id: id, caption, ...(cider !== undefined ? { scores: { CIDEr: cider } } : {}) });
+  const a: ComparableFile = { run: 'a', split: 's', items: [item(1, 'a1', 1), item(2, 'a2', 1), item(3, 'a3', 1), item(3, 'a3 again', 9), item(4, 'a4')] };
+  const b: ComparableFile = { run: 'b', split: 's', items: [item(5, 'b5', 1), item(2, 'b2', 0.5), item(1, 'b1', 1.5), item(4, 'b4', 2), item(6, 'b6', 1)] };
+  const c = comparePredictions(a, b);
+  assert.deepEqual(
+    c.pairs.map((p) => p.id),
+    ['1', '2', '4'],
+    "in A's order",
+  );
+  assert.deepEqual(c.onlyA, ['3']);
+  assert.deepEqual(c.onlyB, ['5', '6']);
+  assert.deepEqual(c.duplicatesA, ['3']);
+  assert.equal(c.a.images, 4);
+  assert.equal(c.b.images, 5);
+  assert.deepEqual([c.summary.paired, c.summary.bBetter, c.summary.aBetter, c.summary.ties, c.summary.unscored], [3, 1, 1, 0, 1]);
+  assert.equal(c.summary.judged, 0);
+  assert.equal(c.hasDomains || c.hasVerdicts, false);
+  assert.equal(unmatchedNote(c), '1 image only in A (a: 3); 2 images only in B (b: 5, 6): not compared. Listed more than once (the first is compared): A 3.');
+  assert.equal(comparePredictions(a, b, { tie: 0.6 }).summary.ties, 2, 'a tolerance makes ties');
+  assert.equal(comparePredictions(a, b, { metric: 'BLEU-4' }).summary.unscored, 3);
+  assert.throws(() => comparePredictions(a, { ...b, split: 't' }), /different splits \(s, t\)/);
+  assert.throws(() => selectPairs(c, { verdict: 'nonsense' as never }), /unknown verdict filter/);
+});
+
+test('show.compare: a caption grid with both captions, an HTML table and text, sorted and filtered; the sidebar told', () => {
+  const bundle = compareBundle(SAMPLE, SAMPLE_B, SPLIT, { domain: 'near', verdict: 'b-names', sort: 'diff-desc' });
+  const payload = bundle[CAPTIONS_MIME] as {
+    title: string;
+    compare: Record<string, string>;
+    items: Array<{
+      id: string;
+      caption: string;
+      image?: string;
+      score: number;
+      metric: string;
+      diff: number;
+      diffText: string;
+      better: string;
+      verdict: string;
+      b: { caption: string; score: number; verdict: string };
+    }>;
+  };
+  assert.equal(payload.title, `A: sample predictions (fixture) vs B: sample predictions B (fixture) (${SPLIT})`);
+  assert.deepEqual(
+    payload.items.map((i) => i.id),
+    ['3', '7'],
+  );
+  const first = payload.items[0]!;
+  assert.equal(first.caption, 'a close up of a table with a plate of food');
+  assert.equal(first.b.caption, 'a close up of a train near a toothbrush');
+  assert.equal(first.metric, 'CIDEr×100');
+  assert.equal(first.diffText, '+306.2');
+  assert.equal(first.better, 'b');
+  assert.equal(first.diff, Number((first.b.score - first.score).toFixed(1)));
+  assert.deepEqual([first.verdict, first.b.verdict], ['nothing present named · hallucinates', 'by name']);
+  assert.ok(first.image?.startsWith('data:image/jpeg;base64,'), "A's thumbnail (B has none), inlined");
+  assert.match(payload.compare.summary!, /^B − A CIDEr×100: mean \+70\.0 over 12 images; B better on 8, A better on 2, ties on 2\.$/);
+  assert.match(
+    payload.compare.shown!,
+    /^Showing 2 of 2 matching \(12 paired\), by B − A, largest first; domain near; verdict: B names an object by name, A does not\.$/,
+  );
+  assert.equal(payload.compare.unmatched, undefined);
+  const text = bundle['text/plain'] as string;
+  assert.match(text, /^3 \[near\] {2}B − A \+306\.2$/m);
+  assert.match(text, /^ {4}A 3\.2: a close up of a table with a plate of food {2}\(nothing present named · hallucinates\)$/m);
+  assert.match(text, /^ {4}B 309\.4: a close up of a train near a toothbrush {2}\(by name\)$/m);
+  const html = bundle['text/html'] as string;
+  assert.equal((html.match(/<tr>/g) ?? []).length, 3, 'a header row and two pairs');
+  assert.match(html, /<img src="data:image\/jpeg;base64,/);
+  assert.match(html, /color:#1a7f37"><b>\+306\.2<\/b>/);
+  assert.deepEqual(bundle[RUN_MIME], { runDir: SAMPLE, split: SPLIT, compareWith: SAMPLE_B });
+
+  // Defaults: every pair (up to 50), largest difference first; raw scale; no images; the sidebar left alone.
+  const all = compareBundle(SAMPLE, SAMPLE_B, SPLIT, { scale: 1, images: 'none', sidebar: false, limit: 3 });
+  const items = (all[CAPTIONS_MIME] as { items: Array<{ id: string; image?: string; diffText: string }> }).items;
+  assert.deepEqual(
+    items.map((i) => [i.id, i.diffText]),
+    [
+      ['3', '+3.062'],
+      ['2', '+2.197'],
+      ['7', '+1.907'],
+    ],
+  );
+  assert.ok(items.every((i) => i.image === undefined));
+  assert.equal(all[RUN_MIME], undefined);
+  assert.match(all['text/plain'] as string, /Showing 3 of 12 matching/);
+
+  // Images only one run has are said, in every form.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-compare-'));
+  try {
+    const dir = path.join(tmp, 'b');
+    fs.cpSync(SAMPLE_B, dir, { recursive: true });
+    const file = path.join(dir, 'predictions', `${SPLIT}.json`);
+    const preds = JSON.parse(fs.readFileSync(file, 'utf8'));
+    preds.items = preds.items.filter((i: { image_id: number }) => i.image_id !== 5);
+    preds.items.push({ image_id: 99, caption: 'an extra image', scores: { CIDEr: 1 } });
+    fs.writeFileSync(file, JSON.stringify(preds));
+    const some = compareBundle(SAMPLE, dir, SPLIT, { images: 'none' });
+    const note = '1 image only in A (sample: 5); 1 image only in B (sample-b: 99): not compared.';
+    assert.equal((some[CAPTIONS_MIME] as { compare: { unmatched: string } }).compare.unmatched, note);
+    assert.ok((some['text/plain'] as string).includes(note));
+    assert.ok((some['text/html'] as string).includes(note));
+    assert.throws(() => compareBundle(SAMPLE, dir, 'coco-val'), /run A \(.*sample\) has no predictions for coco-val; it has nocaps-val/);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+
+  // show.compare publishes that bundle.
+  const published: Array<{ data: Record<string, unknown> }> = [];
+  const key = Symbol.for('cckit.notebook.display');
+  const g = globalThis as Record<symbol, unknown>;
+  const before = g[key];
+  g[key] = (req: { data: Record<string, unknown> }) => published.push(req);
+  try {
+    show.compare(SAMPLE, SAMPLE_B, SPLIT, { domain: 'out', images: 'none' });
+  } finally {
+    g[key] = before;
+  }
+  assert.equal(published.length, 1);
+  assert.deepEqual(published[0]!.data, compareBundle(SAMPLE, SAMPLE_B, SPLIT, { domain: 'out', images: 'none' }));
 });

@@ -1,7 +1,7 @@
 /**
  * The VS Code extension's pure parts, in plain Node (no VS Code): kernel outputs → notebook output items,
- * caption images inlined from the workspace only, n-gram highlighting, the caption grid's HTML, what the
- * sidebar reads of a run, where the kernel comes from, the workspace-trust guard (the controller itself, on
+ * caption images inlined from the workspace only, n-gram highlighting, the caption grid's HTML (and a
+ * comparison's, `show.compare`), what the sidebar reads of a run and of two runs compared, where the kernel comes from, the workspace-trust guard (the controller itself, on
  * a stand-in `vscode` module, against a booby-trapped workspace) and the manifest's contributions. The
  * extension running in a real VS Code is test/vscode.test.ts.
  */
@@ -11,12 +11,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Module from 'node:module';
 import { test } from 'node:test';
-import { groundingChips, groundingSummary, renderCaptions } from '../extension/src/captionsHtml';
+import { diffBadge, groundingChips, groundingSummary, renderCaptions } from '../extension/src/captionsHtml';
 import { candidateRoots, findCckitRoot, loadKernelModule } from '../extension/src/kernelRoot';
 import { highlight, highlightHtml, ngramPrecision, tokenize } from '../extension/src/ngrams';
 import { CAPTIONS_MIME, PLOTLY_MIME, RUN_MIME, bundleItems, inlineCaptionImages, runOf } from '../extension/src/outputs';
-import { defaultRun, listRunSummaries, loadRun } from '../extension/src/runs';
+import { compareCandidates, defaultRun, listRunSummaries, loadComparison, loadRun } from '../extension/src/runs';
 import { WorkspaceNotTrustedError, requireTrust, type TrustGrant } from '../extension/src/trust';
+import { compareBundle } from '../src/notebook/compare';
 import { show, RUN_MIME as DISPLAY_RUN_MIME } from '../src/notebook/display';
 import { predictionItems } from '../src/notebook/runs';
 import { FIXTURES_DIR, PACKAGE_ROOT } from '../src/paths';
@@ -25,6 +26,7 @@ import { boobyTrappedWorkspace } from './vscode-harness';
 const dec = new TextDecoder();
 const RUNS = path.join(FIXTURES_DIR, 'runs');
 const SAMPLE = path.join(RUNS, 'sample');
+const SAMPLE_B = path.join(RUNS, 'sample-b');
 
 test('bundle → output items: richest first, JSON as JSON, images decoded, the run announcement dropped', () => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -43,6 +45,7 @@ test('bundle → output items: richest first, JSON as JSON, images decoded, the 
   assert.equal(dec.decode(items[1]!.data), '<b>x</b>');
   assert.deepEqual(Buffer.from(items[2]!.data), png);
   assert.deepEqual(runOf({ [RUN_MIME]: { runDir: 'runs/a', split: 'nocaps-val' } }), { runDir: 'runs/a', split: 'nocaps-val' });
+  assert.deepEqual(runOf({ [RUN_MIME]: { runDir: 'runs/a', split: 's', compareWith: 'runs/b' } }), { runDir: 'runs/a', split: 's', compareWith: 'runs/b' });
   assert.equal(runOf({ 'text/plain': 'x' }), undefined);
 });
 
@@ -115,7 +118,8 @@ test('the sidebar reads a run: predictions, per-image scores, thumbnails inside 
   const runs = listRunSummaries(RUNS);
   assert.deepEqual(
     runs.map((r) => r.id),
-    ['sample'],
+    ['sample', 'sample-b'],
+    'newest first',
   );
   assert.equal(defaultRun(RUNS), SAMPLE);
   const view = loadRun(SAMPLE);
@@ -229,13 +233,19 @@ test('grounding chips and the recall / CHAIR header; the sidebar reads them from
   try {
     const dir = path.join(tmp, 'r');
     fs.cpSync(SAMPLE, dir, { recursive: true });
-    assert.equal(loadRun(dir).grounding, undefined);
+    // The fixture run carries the judge's verdicts; a run without them first.
+    assert.ok(loadRun(dir).grounding?.overall);
     const preds = path.join(dir, 'predictions', 'nocaps-val.json');
     const p = JSON.parse(fs.readFileSync(preds, 'utf8'));
-    p.items[0].grounding = { named: ['dog'], hallucinated: ['cat'], mentions: 2 };
-    fs.writeFileSync(preds, JSON.stringify(p));
+    for (const it of p.items) delete it.grounding;
     const scores = path.join(dir, 'scores', 'nocaps-val.json');
     const sc = JSON.parse(fs.readFileSync(scores, 'utf8'));
+    delete sc.grounding;
+    fs.writeFileSync(preds, JSON.stringify(p));
+    fs.writeFileSync(scores, JSON.stringify(sc));
+    assert.equal(loadRun(dir).grounding, undefined);
+    p.items[0].grounding = { named: ['dog'], hallucinated: ['cat'], mentions: 2 };
+    fs.writeFileSync(preds, JSON.stringify(p));
     sc.grounding = { overall: figures };
     fs.writeFileSync(scores, JSON.stringify(sc));
     const view = loadRun(dir);
@@ -245,6 +255,92 @@ test('grounding chips and the recall / CHAIR header; the sidebar reads them from
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test("the sidebar compares two runs: pairs by image id, thumbnails by real path (A's, else B's), runs to compare with", (t) => {
+  const view = loadComparison(SAMPLE, SAMPLE_B);
+  assert.equal(view.split, 'nocaps-val');
+  assert.deepEqual([view.a.info.id, view.b.info.id], ['sample', 'sample-b']);
+  const c = view.comparison;
+  assert.equal(c.pairs.length, 12);
+  assert.deepEqual([c.summary.bBetter, c.summary.aBetter, c.summary.ties], [8, 2, 2]);
+  const real = fs.realpathSync(SAMPLE) + path.sep;
+  for (const p of c.pairs) assert.ok(p.thumb?.startsWith(real) && fs.existsSync(p.thumb), `image ${p.id}: A's thumbnail (B has none)`);
+  // Swapped, B's thumbnails are used: sample-b has none, so sample's (now B) are shown.
+  const swapped = loadComparison(SAMPLE_B, SAMPLE).comparison;
+  assert.ok(swapped.pairs.every((p) => p.thumb?.startsWith(real)));
+  assert.equal(swapped.summary.aBetter, 8);
+  // Runs to compare with: the runs folder's and those beside the run, once each, not the run itself.
+  assert.deepEqual(
+    compareCandidates(undefined, SAMPLE, 'nocaps-val').map((r) => r.id),
+    ['sample-b'],
+  );
+  assert.deepEqual(
+    compareCandidates(RUNS, SAMPLE_B).map((r) => r.id),
+    ['sample'],
+  );
+  assert.deepEqual(compareCandidates(RUNS, SAMPLE, 'coco-val'), [], 'only runs with that split');
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-compare-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  // A thumbnail of A that leaves its run is not shown; B's is used instead when it has one.
+  const a = path.join(tmp, 'a');
+  const b = path.join(tmp, 'b');
+  fs.cpSync(SAMPLE, a, { recursive: true });
+  fs.cpSync(SAMPLE, b, { recursive: true });
+  fs.writeFileSync(path.join(tmp, 'secret.jpg'), 'outside');
+  fs.symlinkSync(path.join(tmp, 'secret.jpg'), path.join(a, 'thumbs', 'x.jpg'));
+  const file = path.join(a, 'predictions', 'nocaps-val.json');
+  const preds = JSON.parse(fs.readFileSync(file, 'utf8'));
+  preds.items[0].thumb = 'thumbs/x.jpg';
+  preds.items[1].thumb = '../b/thumbs/1.jpg';
+  fs.writeFileSync(file, JSON.stringify(preds));
+  fs.writeFileSync(path.join(b, 'run.json'), JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(b, 'run.json'), 'utf8')), id: 'b' }));
+  const pairs = new Map(loadComparison(a, b).comparison.pairs.map((p) => [p.id, p]));
+  const realB = fs.realpathSync(b) + path.sep;
+  assert.equal(pairs.get('0')!.thumb, path.join(fs.realpathSync(b), 'thumbs', '0.jpg'), "A's link out of the run: B's thumbnail");
+  assert.ok(pairs.get('1')!.thumb?.startsWith(realB), "A's ../ path is not A's: B's own thumbnail");
+  assert.ok(pairs.get('2')!.thumb?.startsWith(fs.realpathSync(a) + path.sep));
+  // B without the split: said.
+  fs.rmSync(path.join(b, 'predictions', 'nocaps-val.json'));
+  fs.writeFileSync(path.join(b, 'predictions', 'coco-val.json'), JSON.stringify({ version: 1, run: 'b', split: 'coco-val', created: '', items: [] }));
+  assert.throws(() => loadComparison(a, b), /run b has no predictions for nocaps-val \(it has coco-val\)/);
+});
+
+test('comparison grid HTML (show.compare in VS Code): both captions per image, B − A, verdicts, counts; escaped; images only when trusted', () => {
+  const bundle = compareBundle(SAMPLE, SAMPLE_B, 'nocaps-val', { limit: 4 });
+  const payload = bundle[CAPTIONS_MIME] as Parameters<typeof renderCaptions>[0];
+  const html = renderCaptions(payload, true);
+  assert.match(html, /^<div class="cckit-captions cckit-compare"><h4>A: sample predictions \(fixture\) vs B: sample predictions B \(fixture\)/);
+  assert.equal((html.match(/<div class="card pair"/g) ?? []).length, 4);
+  assert.equal((html.match(/<div class="side a">/g) ?? []).length, 4);
+  assert.equal((html.match(/<div class="side b">/g) ?? []).length, 4);
+  assert.match(html, /<span class="diff pos" title="CIDEr×100 of B minus A">B − A \+306\.2<\/span>/);
+  assert.match(html, /<span class="tag">B<\/span>.*train.*toothbrush/);
+  assert.match(html, /<span class="verdict">nothing present named · hallucinates<\/span>/);
+  assert.match(html, /<span class="chip hallucinated"[^>]*>food<\/span>/);
+  assert.match(html, /<span class="chip named"[^>]*>train<\/span>/);
+  assert.match(html, /B − A CIDEr×100: mean \+70\.0 over 12 images; B better on 8, A better on 2, ties on 2\./);
+  assert.match(html, /Showing 4 of 12 matching/);
+  assert.equal((html.match(/<img class="thumb" src="data:image\/jpeg;base64,/g) ?? []).length, 4);
+  const untrusted = renderCaptions(payload, false);
+  assert.ok(!untrusted.includes('<img'));
+  assert.match(untrusted, /image hidden \(untrusted workspace\)/);
+  // Escaping, a hypernym chip, a note on images only one run has, a pair without scores.
+  const odd = renderCaptions(
+    {
+      title: '<t>',
+      compare: { summary: 's', unmatched: '1 image only in A (<a>: 3): not compared.' },
+      items: [{ id: '<1>', caption: '<b>x</b>', grounding: { named: [], byKind: ['bird'], hallucinated: [] }, b: { caption: 'an <i>animal</i>' } }],
+    },
+    true,
+  );
+  assert.ok(!odd.includes('<b>x') && !odd.includes('<i>') && !odd.includes('<t>') && !odd.includes('<a>'));
+  assert.match(odd, /<p class="cmp unmatched">1 image only in A \(&lt;a&gt;: 3\): not compared\.<\/p>/);
+  assert.match(odd, /<span class="chip kind"[^>]*>bird<\/span>/);
+  assert.match(odd, /<span class="diff tie"[^>]*>B − A –<\/span>/);
+  assert.equal(diffBadge(-1, '−1.000', 'a'), '<span class="diff neg" title="CIDEr of B minus A">B − A −1.000</span>');
+  assert.match(diffBadge(0, '0.000', 'tie'), /class="diff tie"/);
 });
 
 test('the kernel comes from a cckit checkout with dist/ built (setting, workspace, node_modules/cckit)', () => {
@@ -442,7 +538,13 @@ test('workspace trust: the controller refuses to run, restart or interrupt, and 
 test('manifest: the controller, renderers, sidebar and commands the extension registers', () => {
   const m = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'extension', 'package.json'), 'utf8'));
   const titles = m.contributes.commands.map((c: { category: string; title: string }) => `${c.category}: ${c.title}`);
-  assert.deepEqual(titles, ['cckit: Open Reproduction Notebook…', 'cckit: Show Run Predictions…', 'cckit: Restart Kernel', 'cckit: Interrupt Kernel']);
+  assert.deepEqual(titles, [
+    'cckit: Open Reproduction Notebook…',
+    'cckit: Show Run Predictions…',
+    'cckit: Compare Two Runs…',
+    'cckit: Restart Kernel',
+    'cckit: Interrupt Kernel',
+  ]);
   const renderers = m.contributes.notebookRenderer as Array<{ mimeTypes: string[]; entrypoint: string }>;
   assert.deepEqual(renderers.flatMap((r) => r.mimeTypes).sort(), [CAPTIONS_MIME, PLOTLY_MIME].sort());
   assert.deepEqual(m.contributes.views.cckit, [{ type: 'webview', id: 'cckit.captions', name: 'Captions' }]);

@@ -4,7 +4,8 @@
  * Chromium drives it like a user. The test opens notebooks, runs their cells on the cckit kernel and checks
  * what VS Code rendered: the text output, a plotly figure (the cckit plotly renderer), a caption grid with
  * thumbnails (the caption renderer), and the Captions sidebar listing the predictions of the run a cell
- * published with `show.run`. Screenshots go to test-artifacts/vscode/ ($CCKIT_ARTIFACTS).
+ * published with `show.run`, then comparing it with a second fixture run (sample-b). Screenshots go to
+ * test-artifacts/vscode/ ($CCKIT_ARTIFACTS).
  *
  * Tools: scripts/vscode-setup.sh (Debian's chromium, Node 24 and code-server from npm in ~/.cache/cckit-tools).
  * Where they are missing the test is skipped with the reason, unless CCKIT_REQUIRE_VSCODE=1 (set by .ci/run),
@@ -53,6 +54,8 @@ const NOTEBOOKS: string[] = (
   .filter(Boolean);
 const FIXTURE_NOTEBOOK = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'vscode', 'outputs.ipynb');
 const FIXTURE_RUN = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'runs', 'sample');
+/** Another fixture run on the same images (test/fixtures/runs/make-sample-b.ts), to compare with. */
+const FIXTURE_RUN_B = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'runs', 'sample-b');
 const ARTIFACTS = path.join(process.env.CCKIT_ARTIFACTS || path.join(PACKAGE_ROOT, 'test-artifacts'), 'vscode');
 const REQUIRE = process.env.CCKIT_REQUIRE_VSCODE === '1';
 /** Per-notebook limit for all its cells to finish. */
@@ -127,6 +130,93 @@ async function shot(page: Page, name: string): Promise<string> {
   const file = path.join(ARTIFACTS, name);
   await page.screenshot({ path: file });
   return file;
+}
+
+/** The ids of the compared images the sidebar lists, in order. */
+async function pairIds(sidebar: Frame): Promise<string[]> {
+  return sidebar.locator('li.pair').evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { id: string } }).dataset.id));
+}
+
+/**
+ * The sidebar's comparison of the fixture run (A) with sample-b (B): "compare with…", both captions and
+ * B − A for an image, sorting both ways, the domain and verdict filters, back to one run, then
+ * "cckit: Compare Two Runs…" from the palette; screenshot sidebar-compare.png.
+ */
+async function compareInSidebar(page: Page, sidebar: Frame): Promise<void> {
+  const started = Date.now();
+  step('comparing the fixture run with sample-b in the sidebar');
+  const preds = (dir: string) =>
+    JSON.parse(fs.readFileSync(path.join(dir, 'predictions', 'nocaps-val.json'), 'utf8')).items as Array<{
+      image_id: number;
+      caption: string;
+      domain: string;
+      scores: { CIDEr: number };
+    }>;
+  const a = preds(FIXTURE_RUN);
+  const b = preds(FIXTURE_RUN_B);
+  const diff = (id: string) => b.find((i) => String(i.image_id) === id)!.scores.CIDEr - a.find((i) => String(i.image_id) === id)!.scores.CIDEr;
+  const byDiff = a.map((i) => String(i.image_id)).sort((x, y) => diff(y) - diff(x) || Number(x) - Number(y));
+
+  await sidebar.locator('#compare').selectOption(FIXTURE_RUN_B);
+  await waitFor('the comparison in the sidebar', async () => (await sidebar.locator('li.pair').count()) === a.length, 20_000, 300);
+  assert.match((await sidebar.locator('.compare-summary .totals').textContent()) ?? '', /B better on 8, A better on 2, ties on 2\./);
+  assert.deepEqual(await pairIds(sidebar), byDiff, 'sorted by B − A, largest first');
+  // Both captions and the difference of the top image.
+  const top = sidebar.locator('li.pair').first();
+  const id = byDiff[0]!;
+  assert.equal((await top.locator('.cap.a').textContent())?.slice(1), a.find((i) => String(i.image_id) === id)!.caption);
+  assert.equal((await top.locator('.cap.b').textContent())?.slice(1), b.find((i) => String(i.image_id) === id)!.caption);
+  assert.equal(await top.locator('.diff').textContent(), `B − A +${diff(id).toFixed(3)}`);
+  assert.equal(await sidebar.locator('.compare-detail .side').count(), 2, 'A and B under the large image');
+  await waitFor(
+    'the large image of the compared pair',
+    () =>
+      sidebar.evaluate(() => {
+        const img = (
+          globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }
+        ).document.querySelector('.compare-detail img.large');
+        return !!img && img.complete && img.naturalWidth > 0;
+      }),
+    10_000,
+  );
+  // Sort the other way, filter by domain, then by verdict.
+  await sidebar.locator('#csort').selectOption('diff-asc');
+  await waitFor('the ascending sort', async () => (await pairIds(sidebar))[0] === byDiff.at(-1), 5000);
+  for (const d of ['in', 'near']) await sidebar.locator(`input[data-cdomain="${d}"]`).uncheck();
+  const out = a.filter((i) => i.domain === 'out').map((i) => String(i.image_id));
+  await waitFor('the "out" domain only', async () => (await pairIds(sidebar)).join() === [...out].sort((x, y) => diff(x) - diff(y)).join(), 5000);
+  for (const d of ['in', 'near']) await sidebar.locator(`input[data-cdomain="${d}"]`).check();
+  await sidebar.locator('#cverdict').selectOption('b-names');
+  await waitFor('the verdict filter (B names, A does not)', async () => (await pairIds(sidebar)).join() === '7,3', 5000);
+  await sidebar.locator('#cverdict').selectOption('');
+  await sidebar.locator('#csort').selectOption('diff-desc');
+  await waitFor('all pairs back', async () => (await pairIds(sidebar)).join() === byDiff.join(), 5000);
+
+  step('back to one run, then cckit: Compare Two Runs… from the palette');
+  await sidebar.locator('#compare').selectOption('');
+  await waitFor('one run again', async () => (await sidebar.locator('li.item:not(.pair)').count()) === a.length, 10_000, 300);
+  await runCommand(page, 'cckit: Compare Two Runs…');
+  await pick(page, 'sample predictions (fixture)');
+  await pick(page, 'sample predictions B (fixture)');
+  await waitFor('the comparison from the command', async () => (await sidebar.locator('li.pair').count()) === a.length, 20_000, 300);
+  await sidebar.locator(`li.pair[data-id="${byDiff[0]}"]`).click();
+  await waitFor('the top image shown large', async () => (await sidebar.locator('.compare-detail').getAttribute('data-id')) === byDiff[0], 5000);
+  // The screenshot with the side bar widened (its sash dragged) and scrolled to the top; then back.
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  const drag = async (from: number, to: number) => {
+    const y = bar!.y + bar!.height / 2;
+    await page.mouse.move(from, y);
+    await page.mouse.down();
+    await page.mouse.move(to, y, { steps: 8 });
+    await page.mouse.up();
+  };
+  const edge = bar ? bar.x + bar.width : 0;
+  if (bar) await drag(edge, edge + 280);
+  await sidebar.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+  await sleep(400);
+  await shot(page, 'sidebar-compare.png');
+  if (bar) await drag(edge + 280, edge);
+  process.stderr.write(`# vscode: comparison checked in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 let artifactsCleared = false;
@@ -342,6 +432,7 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     await sidebar.locator('li.item').nth(1).click();
     await sleep(300);
     await shot(page, 'notebook-captions-sidebar.png');
+    await compareInSidebar(page, sidebar);
     // Close it unsaved (its kernel shuts down with it).
     await runCommand(page, 'View: Revert and Close Editor');
 

@@ -29,8 +29,11 @@ interface Session {
 }
 
 export interface PublishedRun {
+  /** Absolute (a relative path is taken from the notebook's folder). */
   runDir: string;
   split?: string;
+  /** `show.compare`: run B, compared with `runDir` (A). */
+  compareWith?: string;
 }
 
 function isTypeScriptNotebook(nb: vscode.NotebookDocument): boolean {
@@ -168,7 +171,18 @@ export class CckitController implements vscode.Disposable {
     try {
       await exec.clearOutput();
       const roots = [...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath), s.root];
-      const writer = new CellWriter(exec, s.cwd, roots, (run) => this.published.fire({ ...run, runDir: path.resolve(s.cwd, run.runDir) }), this.log);
+      const writer = new CellWriter(
+        exec,
+        s.cwd,
+        roots,
+        (run) =>
+          this.published.fire({
+            ...run,
+            runDir: path.resolve(s.cwd, run.runDir),
+            ...(run.compareWith ? { compareWith: path.resolve(s.cwd, run.compareWith) } : {}),
+          }),
+        this.log,
+      );
       const code = exec.cell.document.getText();
       const result = await s.kernel.execute(code, { onOutput: (o) => writer.add(o) });
       await writer.flush();

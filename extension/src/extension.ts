@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { CckitController } from './controller';
-import { listRunSummaries } from './runs';
+import { predictionSplits, readRunInfo, type RunInfo } from '../../src/runs/layout';
+import { compareCandidates, listRunSummaries } from './runs';
 import { CaptionsViewProvider, VIEW_ID } from './sidebar';
 import { trace } from './trace';
 import { WorkspaceNotTrustedError } from './trust';
@@ -27,9 +28,10 @@ export function activate(context: vscode.ExtensionContext): { ready: true } {
     sidebar,
     vscode.window.registerWebviewViewProvider(VIEW_ID, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
     controller.onDidPublishRun((run) => {
-      log.appendLine(`a cell published run ${run.runDir}`);
-      trace('run', { runDir: run.runDir });
-      sidebar.showRun(run.runDir, run.split);
+      log.appendLine(`a cell published run ${run.runDir}${run.compareWith ? ` compared with ${run.compareWith}` : ''}`);
+      trace('run', { runDir: run.runDir, ...(run.compareWith ? { compareWith: run.compareWith } : {}) });
+      if (run.compareWith) sidebar.compare(run.runDir, run.compareWith, run.split);
+      else sidebar.showRun(run.runDir, run.split);
     }),
     vscode.commands.registerCommand('cckit.openNotebook', async () => {
       const folder = vscode.workspace.workspaceFolders?.[0];
@@ -57,6 +59,39 @@ export function activate(context: vscode.ExtensionContext): { ready: true } {
         if (!pick) return;
         sidebar.showRun(pick.dir);
       }
+      await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    }),
+    vscode.commands.registerCommand('cckit.compareRuns', async (runA?: string, runB?: string, split?: string) => {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '.';
+      if (typeof runA === 'string' && runA && typeof runB === 'string' && runB) {
+        sidebar.compare(path.resolve(folder, runA), path.resolve(folder, runB), typeof split === 'string' && split ? split : undefined);
+        trace('compare', { runA, runB, ...(split ? { split } : {}) });
+        return void (await vscode.commands.executeCommand(`${VIEW_ID}.focus`));
+      }
+      // Run A: the runs folder's runs and those beside the run shown now; run B: those with A's split.
+      const root = sidebar.runsRoot();
+      const current = sidebar.currentRun();
+      const dirs = current ? [current, ...compareCandidates(root, current).map((r) => r.dir)] : root ? listRunSummaries(root).map((r) => r.dir) : [];
+      const runs = dirs.filter((d) => predictionSplits(d).length > 0);
+      if (runs.length < 2) return void vscode.window.showWarningMessage(`cckit: fewer than two runs with predictions in ${root ?? 'the workspace'}.`);
+      const item = (dir: string) => {
+        const info = safeInfo(dir);
+        return { label: info?.id ?? path.basename(dir), description: [info?.name, predictionSplits(dir).join(', ')].filter(Boolean).join(' · '), dir };
+      };
+      const a = await vscode.window.showQuickPick(runs.map(item), { placeHolder: 'Run A (the baseline)' });
+      if (!a) return;
+      const splitsA = predictionSplits(a.dir);
+      const others = compareCandidates(root, a.dir).filter((r) => predictionSplits(r.dir).some((s) => splitsA.includes(s)));
+      const b = await vscode.window.showQuickPick(
+        others.map((r) => item(r.dir)),
+        { placeHolder: `Run B, compared with ${a.label} (B − A)` },
+      );
+      if (!b) return;
+      const common = splitsA.filter((s) => predictionSplits(b.dir).includes(s));
+      const chosen = common.length === 1 ? common[0] : await vscode.window.showQuickPick(common, { placeHolder: 'Split to compare on' });
+      if (!chosen) return;
+      sidebar.compare(a.dir, b.dir, chosen);
+      trace('compare', { runA: a.dir, runB: b.dir, split: chosen });
       await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
     }),
     vscode.commands.registerCommand(
@@ -107,6 +142,15 @@ function refusedQuietly(run: () => Promise<void>): () => Promise<void> {
       if (!(err instanceof WorkspaceNotTrustedError)) throw err;
     }
   };
+}
+
+/** A run's run.json, or undefined when it cannot be read. */
+function safeInfo(dir: string): RunInfo | undefined {
+  try {
+    return readRunInfo(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The first markdown heading of a notebook, for the quick pick. */

@@ -9,7 +9,7 @@ import type { MimeBundle } from '../../kernel/protocol';
 
 export const PLOTLY_MIME = 'application/vnd.plotly.v1+json';
 export const CAPTIONS_MIME = 'application/vnd.cckit.captions+json';
-/** Published by `show.run(runDir)`: the sidebar shows that run. Not rendered in the notebook. */
+/** Published by `show.run(runDir)` (`show.compare`): the sidebar shows that run (the comparison). Not rendered in the notebook. */
 export const RUN_MIME = 'application/vnd.cckit.run+json';
 
 export interface Item {
@@ -62,11 +62,15 @@ export function bundleItems(bundle: MimeBundle, transform?: (mime: string, value
   return out;
 }
 
-/** The run a bundle points the sidebar at, if it carries one. */
-export function runOf(bundle: MimeBundle): { runDir: string; split?: string } | undefined {
-  const v = bundle[RUN_MIME] as { runDir?: unknown; split?: unknown } | undefined;
+/** The run a bundle points the sidebar at, if it carries one (and the run to compare it with: `show.compare`). */
+export function runOf(bundle: MimeBundle): { runDir: string; split?: string; compareWith?: string } | undefined {
+  const v = bundle[RUN_MIME] as { runDir?: unknown; split?: unknown; compareWith?: unknown } | undefined;
   if (!v || typeof v.runDir !== 'string') return undefined;
-  return { runDir: v.runDir, ...(typeof v.split === 'string' ? { split: v.split } : {}) };
+  return {
+    runDir: v.runDir,
+    ...(typeof v.split === 'string' ? { split: v.split } : {}),
+    ...(typeof v.compareWith === 'string' && v.compareWith ? { compareWith: v.compareWith } : {}),
+  };
 }
 
 const IMAGE_TYPES: Record<string, string> = {

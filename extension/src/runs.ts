@@ -2,10 +2,24 @@
  * What the Captions sidebar shows of a run: its predictions with per-image scores, corpus scores (and the
  * grounding judge's figures and verdicts on world data) and the thumbnails' paths, read through the run layout of the library (src/runs/layout.ts). Pure (no vscode).
  * A thumbnail is shown only when its real path (symlinks resolved) is inside the run's real directory.
+ * Two runs compared (the sidebar's "compare with…"): the pairing, differences and verdicts are
+ * src/runs/compare.ts (through the run layout), the same comparison `show.compare` shows in notebooks.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { listRuns, predictionSplits, readPredictions, readRunInfo, readScores, type ItemGrounding, type RunInfo, type ScoresFile } from '../../src/runs/layout';
+import {
+  comparePredictions,
+  listRuns,
+  predictionSplits,
+  readPredictions,
+  readRunInfo,
+  readScores,
+  type ComparedPair,
+  type Comparison,
+  type ItemGrounding,
+  type RunInfo,
+  type ScoresFile,
+} from '../../src/runs/layout';
 
 export interface RunSummary {
   id: string;
@@ -114,4 +128,68 @@ export function loadRun(runDir: string, split?: string): RunView {
     ...(scores?.domains ? { domains: scores.domains as Record<string, Record<string, number>> } : {}),
     ...(scores?.grounding ? { grounding: scores.grounding } : {}),
   };
+}
+
+/** A compared image with the thumbnail to show: A's, else B's (each by real path inside its run). */
+export type ViewPair = ComparedPair & { thumb?: string; thumbNote?: string };
+
+export interface CompareView {
+  a: { dir: string; info: RunInfo };
+  b: { dir: string; info: RunInfo };
+  /** A's splits (B may lack some). */
+  splits: string[];
+  split: string;
+  comparison: Omit<Comparison, 'pairs'> & { pairs: ViewPair[] };
+}
+
+/** Run A compared with run B on `split` (A's default split when not given or A lacks it). */
+export function loadComparison(runA: string, runB: string, split?: string): CompareView {
+  const infoA = readRunInfo(runA);
+  const infoB = readRunInfo(runB);
+  const splits = predictionSplits(runA);
+  if (splits.length === 0) throw new Error(`run ${infoA.id} has no predictions yet (${path.join(runA, 'predictions')})`);
+  const chosen = split && splits.includes(split) ? split : splits.includes('nocaps-val') ? 'nocaps-val' : splits[0]!;
+  const splitsB = predictionSplits(runB);
+  if (!splitsB.includes(chosen)) {
+    throw new Error(`run ${infoB.id} has no predictions for ${chosen}${splitsB.length ? ` (it has ${splitsB.join(', ')})` : ''}`);
+  }
+  const comparison = comparePredictions(readPredictions(runA, chosen), readPredictions(runB, chosen));
+  const realA = fs.realpathSync(runA);
+  const realB = fs.realpathSync(runB);
+  const pairs: ViewPair[] = comparison.pairs.map((p) => {
+    const fromA = p.a.thumb ? runThumb(realA, p.a.thumb) : undefined;
+    const fromB = p.b.thumb ? runThumb(realB, p.b.thumb) : undefined;
+    const thumb = fromA && 'file' in fromA ? fromA : fromB && 'file' in fromB ? fromB : (fromA ?? fromB);
+    return { ...p, ...(thumb ? ('file' in thumb ? { thumb: thumb.file } : { thumbNote: thumb.note }) : {}) };
+  });
+  return { a: { dir: runA, info: infoA }, b: { dir: runB, info: infoB }, splits, split: chosen, comparison: { ...comparison, pairs } };
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * Runs to compare `runDir` with: those in the runs folder and those beside `runDir` (a run published from
+ * elsewhere, e.g. a fixture folder), without `runDir` itself; with `split`, only runs that have predictions for it.
+ */
+export function compareCandidates(runsRoot: string | undefined, runDir: string, split?: string): RunSummary[] {
+  const self = realOr(runDir);
+  const seen = new Set<string>([self]);
+  const out: RunSummary[] = [];
+  for (const root of [runsRoot, path.dirname(runDir)]) {
+    if (!root) continue;
+    for (const r of listRunSummaries(root)) {
+      const real = realOr(r.dir);
+      if (seen.has(real)) continue;
+      seen.add(real);
+      if (split && !predictionSplits(r.dir).includes(split)) continue;
+      out.push(r);
+    }
+  }
+  return out;
 }

@@ -3,9 +3,11 @@
  * the extension by message, filters and sorts in place, and shows the selected image large with the
  * n-grams shared by caption and references highlighted, and (world data) the objects each caption
  * names or hallucinates with the split's recall / CHAIR figures. Filter state survives the view being hidden.
+ * With "compare with…" it shows two runs side by side instead (compare.ts; filtered and sorted by the host).
  */
 import { groundingChips, groundingSummary, type GroundingFiguresView } from '../src/captionsHtml';
 import { escapeHtml, highlight, highlightHtml, ngramPrecision } from '../src/ngrams';
+import { bindCompare, renderCompare, type CompareState } from './compare';
 
 interface Item {
   id: string;
@@ -29,6 +31,11 @@ interface StateMessage {
   runs: RunSummary[];
   runsRoot?: string;
   error?: string;
+  /** Runs the shown run can be compared with (same split). */
+  candidates?: RunSummary[];
+  /** Run B when comparing; `compare` is the comparison (absent with an error). */
+  compareDir?: string;
+  compare?: CompareState;
   /** A line above the run (e.g. why thumbnails are not shown). */
   notice?: string;
   run?: {
@@ -50,6 +57,8 @@ interface Filters {
   word: string;
   sort: 'score-desc' | 'score-asc' | 'id' | 'caption';
   selected?: string;
+  /** The image shown large in a comparison. */
+  compareSelected?: string;
 }
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -112,19 +121,54 @@ function detail(it: Item): string {
   );
 }
 
+const runLabel = (r: { id: string; name?: string }) => (r.name ? `${r.id} — ${r.name}` : r.id);
+
+/** Run (A), split, and "compare with…" (B). */
+function header(d: StateMessage): string {
+  const runs = d.runs;
+  const cmp = d.compare;
+  const current = cmp ? { dir: cmp.a.dir, id: cmp.a.id } : d.run ? { dir: d.run.dir, id: d.run.info.id } : undefined;
+  const splits = cmp?.splits ?? d.run?.splits;
+  const split = cmp?.split ?? d.run?.split;
+  const runOptions = runs
+    .map((r) => `<option value="${escapeHtml(r.dir)}"${current && r.dir === current.dir ? ' selected' : ''}>${escapeHtml(runLabel(r))}</option>`)
+    .join('');
+  let html = `<header><label>${d.compareDir ? 'A' : 'Run'} <select id="run">${current && !runs.some((r) => r.dir === current.dir) ? `<option value="${escapeHtml(current.dir)}" selected>${escapeHtml(current.id)}</option>` : ''}${runOptions}</select></label>`;
+  if (splits)
+    html += ` <label>Split <select id="split">${splits.map((s) => `<option${s === split ? ' selected' : ''}>${escapeHtml(s)}</option>`).join('')}</select></label>`;
+  const candidates = d.candidates ?? [];
+  if (current && (candidates.length > 0 || d.compareDir)) {
+    const b = d.compareDir;
+    const known = candidates.some((r) => r.dir === b);
+    html +=
+      `<label class="compare-with">${b ? 'B' : 'Compare with'} <select id="compare"><option value="">${b ? 'no comparison' : '…'}</option>` +
+      (b && !known ? `<option value="${escapeHtml(b)}" selected>${escapeHtml(cmp?.b.id ?? b)}</option>` : '') +
+      candidates.map((r) => `<option value="${escapeHtml(r.dir)}"${r.dir === b ? ' selected' : ''}>${escapeHtml(runLabel(r))}</option>`).join('') +
+      '</select></label>' +
+      (b ? '<button id="swap" title="Swap A and B">A ⇄ B</button>' : '');
+  }
+  return html + '</header>';
+}
+
 function render(): void {
   if (!data) return;
-  const runs = data.runs;
   const run = data.run;
-  const runOptions = runs
-    .map(
-      (r) => `<option value="${escapeHtml(r.dir)}"${run && r.dir === run.dir ? ' selected' : ''}>${escapeHtml(r.name ? `${r.id} — ${r.name}` : r.id)}</option>`,
-    )
-    .join('');
-  let html = `<header><label>Run <select id="run">${run && !runs.some((r) => r.dir === run.dir) ? `<option selected>${escapeHtml(run.info.id)}</option>` : ''}${runOptions}</select></label>`;
-  if (run)
-    html += ` <label>Split <select id="split">${run.splits.map((s) => `<option${s === run.split ? ' selected' : ''}>${escapeHtml(s)}</option>`).join('')}</select></label>`;
-  html += '</header>';
+  let html = header(data);
+  if (data.compare && !data.error) {
+    const c = data.compare;
+    if (!filters.compareSelected || !c.pairs.some((p) => p.id === filters.compareSelected)) filters.compareSelected = c.pairs[0]?.id;
+    app.innerHTML = html + renderCompare(c, data.notice, filters.compareSelected);
+    bind();
+    bindCompare(
+      c,
+      (f) => vscode.postMessage({ type: 'compareFilters', filters: f }),
+      (id) => {
+        filters.compareSelected = id;
+        update();
+      },
+    );
+    return;
+  }
   if (data.error || !run) {
     app.innerHTML = html + `<p class="muted">${escapeHtml(data.error ?? 'No run.')}</p>`;
     bind();
@@ -182,6 +226,9 @@ function bind(): void {
   run?.addEventListener('change', () => vscode.postMessage({ type: 'selectRun', dir: run.value }));
   const split = document.getElementById('split') as HTMLSelectElement | null;
   split?.addEventListener('change', () => vscode.postMessage({ type: 'selectSplit', split: split.value }));
+  const compare = document.getElementById('compare') as HTMLSelectElement | null;
+  compare?.addEventListener('change', () => vscode.postMessage({ type: 'compareWith', dir: compare.value }));
+  document.getElementById('swap')?.addEventListener('click', () => vscode.postMessage({ type: 'swapRuns' }));
   document.querySelectorAll<HTMLInputElement>('input[data-domain]').forEach((cb) =>
     cb.addEventListener('change', () => {
       const d = cb.dataset.domain!;

@@ -10,10 +10,11 @@ import { PresetName, VocabularyChoice, filterPool } from '../filters/run';
 import { terminalProgress } from '../util/progress';
 import { isWorldData, worldCatalog } from '../world/catalog';
 import { formatTable } from '../report/table';
-import { parseChoice, parseWholeNumber } from './options';
+import { parseChoice, parseMaxMemberBytes, parseWholeNumber } from './options';
 import { ShardFlags, runOnEngine, shardOptions } from './scale';
 
 export interface FilterFlags {
+  maxMemberBytes?: string;
   preset: string;
   in: string;
   out: string;
@@ -75,6 +76,7 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
       ...sharding,
       concurrency,
       fetch: fetchFlags(flags),
+      maxMemberBytes: parseMaxMemberBytes(flags.maxMemberBytes),
       progress,
     });
     progress.stop();

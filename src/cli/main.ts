@@ -17,6 +17,7 @@ import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
 import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
 import { addShardOptions, registerScaleCommands } from './scale';
+import { maxMemberBytesOption } from './options';
 import { EXIT_WITH_PARENT } from '../scale/local';
 import { escapeControlCharacters } from '../util/untrusted-text';
 import { checkConfigFile } from './config';
@@ -112,6 +113,7 @@ export function buildProgram(): Command {
     .option('--rare-words <list>', 'comma-separated words to count', DEFAULT_RARE_WORD_LIST)
     .option('--malformed <mode>', 'throw (stop at the first malformed line) or reject (count and go on)', 'throw')
     .option('--json', 'print the statistics as JSON', false)
+    .addOption(maxMemberBytesOption())
     .action(runStats);
 
   const filter = program
@@ -140,7 +142,7 @@ export function buildProgram(): Command {
       "rare-word check's vocabulary: reference (SUBTLEX-US + WordNet, the papers' thresholds), input (the input's own counts, threshold scaled), a token<TAB>count file, or auto (input for world data, else reference)",
       'auto',
     );
-  addShardOptions(addFetchOptions(filter)).action(runFilter);
+  addShardOptions(addFetchOptions(filter.addOption(maxMemberBytesOption()))).action(runFilter);
 
   registerDownloadCommand(program);
   registerScaleCommands(program);

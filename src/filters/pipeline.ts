@@ -52,7 +52,12 @@ export interface PooledStages {
   depth: number;
 }
 
+/** Members whose being over the cap rejects the sample (decodeSample's; other members are ignored). */
+const OVERSIZE_REJECTED: ReadonlySet<string> = new Set(['jpg', 'png', 'gif', 'webp', 'txt', 'json']);
+
 export interface PipelineOptions {
+  /** Shard members larger than this are skipped unread and their sample rejected (default: the reader's 20 MiB). */
+  maxMemberBytes?: number;
   /** Stages run first, on worker threads (see presets.ts); their names come first in the funnel. */
   pooled?: PooledStages;
   input: string;
@@ -179,11 +184,11 @@ export function inputProblem(url: string, caption: string): string | undefined {
 }
 
 type InputItem =
-  | { line: number; url: string; reject: string; bytes: number }
+  | { line: number; url: string; reject: string; detail?: string; bytes: number }
   | { line: number; url: string; caption: string; image?: Buffer; tags?: string[]; originalSize?: { width: number; height: number }; bytes: number };
 
 /** Rows of a TSV, or samples of a shard folder / img2dataset output (images and tags included). */
-async function* inputItems(input: string, layout: TsvLayout, range?: { start: number; end: number }): AsyncGenerator<InputItem> {
+async function* inputItems(input: string, layout: TsvLayout, range?: { start: number; end: number }, maxMemberBytes?: number): AsyncGenerator<InputItem> {
   const start = range?.start ?? 0;
   const end = range?.end ?? Infinity;
   let ordinal = -1;
@@ -198,9 +203,14 @@ async function* inputItems(input: string, layout: TsvLayout, range?: { start: nu
     return;
   }
   // a shard's slice of a tar folder skips the tars before it unread (readSampleRange)
-  for await (const { raw, position } of readSampleRange(input, range)) {
+  for await (const { raw, position } of readSampleRange(input, range, { maxMemberBytes })) {
     const line = position + 1;
     let sample: ShardSample;
+    if (raw.oversized && Object.keys(raw.oversized).some((ext) => OVERSIZE_REJECTED.has(ext))) {
+      // one funnel reason for every size; the member and its declared size go to the reject's detail
+      yield { line, url: raw.key, reject: 'input:member-too-large', detail: Object.values(raw.oversized).join('; '), bytes: 0 };
+      continue;
+    }
     try {
       sample = decodeSample(raw);
     } catch (err) {
@@ -342,13 +352,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     if (batches.length >= options.pooled.depth) await drainBatch(batches.shift()!);
   };
 
-  for await (const item of inputItems(options.input, layout, options.range)) {
+  for await (const item of inputItems(options.input, layout, options.range, options.maxMemberBytes)) {
     input++;
     funnel.input++;
     funnel.entered(READ_STAGE);
     bytesSeen += item.bytes;
     if ('reject' in item) {
-      recordReject({ line: item.line, url: item.url, stage: READ_STAGE, reason: item.reject });
+      recordReject({ line: item.line, url: item.url, stage: READ_STAGE, reason: item.reject, ...(item.detail ? { detail: item.detail } : {}) });
       continue;
     }
     const problem = inputProblem(item.url, item.caption);

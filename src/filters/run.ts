@@ -51,6 +51,8 @@ export interface FilterPoolOptions {
   progress?: Progress;
   /** Image fetching options (`allowPrivate`, `ignoreRobotsTag`, `contact`, …); relative paths resolve against the input's folder. */
   fetch?: Partial<ImageSourceOptions>;
+  /** Shard members larger than this are skipped unread and their sample rejected (default 20 MiB). */
+  maxMemberBytes?: number;
 }
 
 export type VocabularyChoice = 'reference' | 'input' | { file: string };
@@ -167,6 +169,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
       fetch: options.fetch,
       progress: options.progress,
       label: preset.name,
+      ...(options.maxMemberBytes !== undefined ? { maxMemberBytes: options.maxMemberBytes } : {}),
     });
     return { ...result, tagsFile, rareWords: needsVocabulary ? rareWords : null, vocabularyPairs, vocabulary: used };
   } finally {

@@ -11,12 +11,14 @@
  */
 import { randomBytes } from 'node:crypto';
 
+import { compareBundle, type CompareRunsOptions } from './compare';
+import { CAPTIONS_MIME, escapeHtml, type MimeBundle, RUN_MIME } from './mime';
 import { guardTslabIopub } from './tslab-iopub';
+
+export { CAPTIONS_MIME, escapeHtml, PLOTLY_MIME, RUN_MIME, type MimeBundle } from './mime';
 
 // In Jupyter's tslab kernel, keep a burst of outputs from killing the kernel (see tslab-iopub.ts).
 guardTslabIopub();
-
-export type MimeBundle = Record<string, unknown>;
 
 export interface PublishOptions {
   metadata?: Record<string, unknown>;
@@ -123,10 +125,6 @@ export function newDisplayId(): string {
 
 // ---- formatting --------------------------------------------------------------------------------------
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
@@ -226,11 +224,6 @@ export interface CaptionItem {
   /** nocaps domain, when known. */
   domain?: 'in' | 'near' | 'out' | string;
 }
-
-export const CAPTIONS_MIME = 'application/vnd.cckit.captions+json';
-/** Points the VS Code extension's Captions sidebar at a run directory (`show.run`). */
-export const RUN_MIME = 'application/vnd.cckit.run+json';
-export const PLOTLY_MIME = 'application/vnd.plotly.v1+json';
 
 export function captionsBundle(items: CaptionItem[], options: { title?: string } = {}): MimeBundle {
   const text = items
@@ -340,6 +333,16 @@ export const show = {
       [RUN_MIME]: { runDir, ...(options.split ? { split: options.split } : {}) },
       'text/plain': `run: ${runDir}${options.split ? ` (${options.split})` : ''}`,
     });
+  },
+  /**
+   * Two runs' captions of the same images, side by side (`runs/<a>/`, `runs/<b>/`, one split): both captions,
+   * the per-image difference B − A (CIDEr ×100 unless told), each caption's grounding verdict where the runs
+   * have one, and how many images B beats A on; sorted by the difference (`sort: 'diff-desc'`, the default,
+   * or `'diff-asc'`, `'id'`), filtered by `domain` and `verdict`, `limit` pairs (default 50). A caption grid
+   * in VS Code, an HTML table in Jupyter, text elsewhere; in VS Code the Captions sidebar compares them too.
+   */
+  compare(runA: string, runB: string, split: string, options?: CompareRunsOptions): void {
+    publish(compareBundle(runA, runB, split, options));
   },
   /** Any MIME bundle. */
   bundle(data: MimeBundle, options?: PublishOptions): void {

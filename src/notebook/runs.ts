@@ -4,12 +4,10 @@
  * in VS Code and in the committed .ipynb alike), and a progress sink that keeps one in-place progress bar
  * per task (`show.progress`), for `ExperimentOptions.progress` and the trainer's callbacks.
  */
-import * as fs from 'fs';
-import * as path from 'path';
-
 import type { Progress } from '../util/progress';
 import { readLog, readPredictions, readRunInfo, type LogLine, type PredictionItem } from '../runs/layout';
 import { show, type CaptionItem, type PlotlyFigure, type ProgressUpdater } from './display';
+import { thumbImage, type ImageMode } from './thumbs';
 
 /** One line of a figure: a run, or runs laid end to end (pre-training → fine-tuning). */
 export interface Curve {
@@ -124,27 +122,8 @@ export interface PredictionItemsOptions {
    * Thumbnails as data: URIs (default), as paths relative to `baseDir`, or none. Only thumbnails inside the
    * run (by real path: a symlink out of the run is dropped) are given, in either form.
    */
-  images?: 'data' | 'path' | 'none';
+  images?: ImageMode;
   baseDir?: string;
-}
-
-function insideDir(file: string, dir: string): boolean {
-  const rel = path.relative(dir, file);
-  return rel !== '' && rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel);
-}
-
-/**
- * A prediction's thumbnail as a real path (symlinks resolved) when it is a file inside the run's real
- * directory; undefined when it is missing or lies outside the run (`../` in its name, or a symlink out).
- */
-function thumbInRun(runDir: string, thumb: string): string | undefined {
-  try {
-    const realRun = fs.realpathSync(runDir);
-    const real = fs.realpathSync(path.resolve(realRun, thumb));
-    return insideDir(real, realRun) && fs.statSync(real).isFile() ? real : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function pick<T>(items: readonly T[], n: number, order: NonNullable<PredictionItemsOptions['order']>, score: (t: T) => number): T[] {
@@ -178,10 +157,7 @@ export function predictionItems(runDir: string, split = 'nocaps-val', options: P
   const images = options.images ?? 'data';
   return keys.flatMap((d) =>
     pick(groups.get(d)!, perDomain, order, score).map((p): CaptionItem => {
-      let image: string | undefined;
-      const thumb = p.thumb && images !== 'none' ? thumbInRun(runDir, p.thumb) : undefined;
-      if (thumb && images === 'path') image = path.relative(options.baseDir ?? process.cwd(), path.resolve(runDir, p.thumb!));
-      else if (thumb) image = `data:${/\.png$/i.test(thumb) ? 'image/png' : 'image/jpeg'};base64,${fs.readFileSync(thumb).toString('base64')}`;
+      const image = thumbImage(runDir, p.thumb, images, options.baseDir);
       const s = p.scores?.[metric];
       return {
         id: String(p.image_id),

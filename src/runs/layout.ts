@@ -14,11 +14,14 @@
  *   thumbs/<image-id>.jpg         small images for the sidebar and caption grids
  * ```
  *
- * This module holds only the shapes and plain file helpers (no tfjs), so the extension can import it.
+ * This module holds only the shapes and plain file helpers (no tfjs), so the extension can import it; it
+ * also gives the pure comparison of two runs' predictions (./compare.ts) to the extension that way.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { readJsonFile } from '../util/json';
+
+export * from './compare';
 
 export const RUN_FILE = 'run.json';
 export const LOG_FILE = 'log.jsonl';

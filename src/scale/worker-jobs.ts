@@ -101,6 +101,7 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     '--workers': VALUE,
     '--catalog': VALUE,
     '--vocabulary': { kind: 'path-or-name', names: ['auto', 'reference', 'input'] },
+    '--max-member-bytes': VALUE,
     ...COMMON,
   },
   features: {
