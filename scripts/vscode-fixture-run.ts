@@ -34,6 +34,44 @@ function prediction(refs: string[], i: number): string {
   }
 }
 
+/**
+ * Scores a fixture run's predictions for real (CIDEr-D, BLEU-4, CIDEr by nocaps domain) and writes its run.json,
+ * predictions and scores in the run layout; returns the scores file. Also used by test/fixtures/runs/make-sample-b.ts.
+ */
+export function writeScoredFixtureRun(runDir: string, run: { id: string; name: string; created: string }, items: PredictionsFile['items']): ScoresFile {
+  const cases = items.map((it) => ({
+    imageId: String(it.image_id),
+    candidate: it.caption,
+    references: it.references!,
+    ...(it.domain ? { domain: it.domain } : {}),
+  }));
+  const ev = evaluate(cases, { metrics: ['CIDEr', 'BLEU'] });
+  for (const it of items) it.scores = { CIDEr: ev.per_image.CIDEr![String(it.image_id)]!, 'BLEU-4': ev.per_image.Bleu_4![String(it.image_id)]! };
+  const byDomain = evaluateByDomain(cases, { metrics: ['CIDEr'] });
+  const info: RunInfo = {
+    id: run.id,
+    name: run.name,
+    status: 'done',
+    config: { fixture: true, world: { seed: 7 }, split: SPLIT },
+    backend: 'none',
+    created: run.created,
+    updated: run.created,
+  };
+  const preds: PredictionsFile = { version: 1, run: run.id, split: SPLIT, decoder: 'fixture', created: run.created, items };
+  const scores: ScoresFile = {
+    version: 1,
+    run: run.id,
+    split: SPLIT,
+    corpus: { CIDEr: ev.corpus.CIDEr!, 'BLEU-4': ev.corpus.Bleu_4! },
+    domains: Object.fromEntries(Object.entries(byDomain).map(([d, e]) => [d === 'entire' ? 'overall' : d, { CIDEr: e.corpus.CIDEr! }])),
+    created: run.created,
+  };
+  writeJsonAtomic(path.join(runDir, 'run.json'), info, { readable: true });
+  writeJsonAtomic(path.join(runDir, 'predictions', `${SPLIT}.json`), preds, { readable: true });
+  writeJsonAtomic(path.join(runDir, 'scores', `${SPLIT}.json`), scores, { readable: true });
+  return scores;
+}
+
 async function main(): Promise<void> {
   const world = new World({ seed: 7 });
   const runDir = path.join(FIXTURES_DIR, 'runs', RUN);
@@ -52,37 +90,8 @@ async function main(): Promise<void> {
       url: img.url,
     });
   }
-  const cases = items.map((it) => ({
-    imageId: String(it.image_id),
-    candidate: it.caption,
-    references: it.references!,
-    ...(it.domain ? { domain: it.domain } : {}),
-  }));
-  const ev = evaluate(cases, { metrics: ['CIDEr', 'BLEU'] });
-  for (const it of items) it.scores = { CIDEr: ev.per_image.CIDEr![String(it.image_id)]!, 'BLEU-4': ev.per_image.Bleu_4![String(it.image_id)]! };
-  const byDomain = evaluateByDomain(cases, { metrics: ['CIDEr'] });
-  const info: RunInfo = {
-    id: RUN,
-    name: 'sample predictions (fixture)',
-    status: 'done',
-    config: { fixture: true, world: { seed: 7 }, split: SPLIT },
-    backend: 'none',
-    created: CREATED,
-    updated: CREATED,
-  };
-  const preds: PredictionsFile = { version: 1, run: RUN, split: SPLIT, decoder: 'fixture', created: CREATED, items };
-  const scores: ScoresFile = {
-    version: 1,
-    run: RUN,
-    split: SPLIT,
-    corpus: { CIDEr: ev.corpus.CIDEr!, 'BLEU-4': ev.corpus.Bleu_4! },
-    domains: Object.fromEntries(Object.entries(byDomain).map(([d, e]) => [d === 'entire' ? 'overall' : d, { CIDEr: e.corpus.CIDEr! }])),
-    created: CREATED,
-  };
-  writeJsonAtomic(path.join(runDir, 'run.json'), info, { readable: true });
-  writeJsonAtomic(path.join(runDir, 'predictions', `${SPLIT}.json`), preds, { readable: true });
-  writeJsonAtomic(path.join(runDir, 'scores', `${SPLIT}.json`), scores, { readable: true });
+  const scores = writeScoredFixtureRun(runDir, { id: RUN, name: 'sample predictions (fixture)', created: CREATED }, items);
   console.log(`wrote ${runDir}: ${items.length} predictions, CIDEr ${scores.corpus.CIDEr!.toFixed(3)}`);
 }
 
-void main();
+if (require.main === module) void main();
