@@ -6,7 +6,7 @@
  * there with a tiny static server, so the download goes through real HTTP, real PNG bytes, real alt-text.
  *
  *   apt-get install -y tuxpaint-stamps-default
- *   node --import tsx scripts/real-web.ts build OUT [--port 8765]
+ *   node --import tsx scripts/real-web.ts build OUT [--port 8765] [--limit N]
  *   node --import tsx scripts/real-web.ts serve OUT [--port 8765]
  *   node bin/cckit.js download --in OUT/list.tsv --out OUT/shards --allow-private ...
  *   node --import tsx scripts/real-web.ts split OUT/shards SPLIT_DIR
@@ -48,19 +48,24 @@ function description(png: string): string | undefined {
   return line === undefined || line === '' ? undefined : line;
 }
 
-function build(out: string, port: number): void {
+/** Every k-th of `items` so that `limit` remain, spread over the whole list (0: all of them). */
+function spread<T>(items: T[], limit: number): T[] {
+  if (limit <= 0 || limit >= items.length) return items;
+  return Array.from({ length: limit }, (_, i) => items[Math.floor((i * items.length) / limit)]!);
+}
+
+function build(out: string, port: number, limit: number): void {
   if (!fs.existsSync(ROOT)) throw new Error(`${ROOT} not found: apt-get install -y tuxpaint-stamps-default`);
   const web = path.join(out, 'web');
   fs.mkdirSync(web, { recursive: true });
   const rows: string[] = [];
   const files = pngFiles(ROOT);
-  let skipped = 0;
-  for (const file of files) {
+  const described = files.flatMap((file) => {
     const text = description(file);
-    if (text === undefined) {
-      skipped++;
-      continue;
-    }
+    return text === undefined ? [] : [{ file, text }];
+  });
+  const skipped = files.length - described.length;
+  for (const { file, text } of spread(described, limit)) {
     // flat, URL-safe names: household/tools/hammer.png → household-tools-hammer.png
     const name = path
       .relative(ROOT, file)
@@ -71,7 +76,9 @@ function build(out: string, port: number): void {
     rows.push(`http://127.0.0.1:${port}/${name}\t${text.replace(/\t/g, ' ')}`);
   }
   fs.writeFileSync(path.join(out, 'list.tsv'), rows.join('\n') + '\n');
-  console.log(`${files.length} PNGs under ${ROOT}; ${rows.length} with a description → ${out}/list.tsv; ${skipped} without one skipped`);
+  console.log(
+    `${files.length} PNGs under ${ROOT}; ${described.length} with a description (${skipped} without one skipped); ${rows.length} in list.tsv${limit > 0 ? ` (--limit ${limit})` : ''}`,
+  );
 }
 
 const TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.tsv': 'text/tab-separated-values' };
@@ -125,10 +132,13 @@ function main(): void {
   const [command, out, ...rest] = process.argv.slice(2);
   const at = rest.indexOf('--port');
   const port = at >= 0 ? Number(rest[at + 1]) : DEFAULT_PORT;
+  const limitAt = rest.indexOf('--limit');
+  const limit = limitAt >= 0 ? Number(rest[limitAt + 1]) : 0;
   if (!out || !Number.isInteger(port) || port <= 0 || port > 65535) {
     throw new Error('usage: real-web.ts build|serve OUT [--port N]');
   }
-  if (command === 'build') build(out, port);
+  if (!Number.isInteger(limit) || limit < 0) throw new Error('--limit: a whole number (0: every image)');
+  if (command === 'build') build(out, port, limit);
   else if (command === 'serve') serve(out, port);
   else if (command === 'split' && rest[0]) void split(out, rest[0]);
   else throw new Error('usage: real-web.ts build|serve OUT [--port N] | split SHARDS SPLIT_DIR');
