@@ -1,0 +1,213 @@
+/**
+ * The <PERSON> detector (src/filters/persons.ts) on real human-written captions.
+ *
+ * test/fixtures/persons-real.tsv holds 1,208 captions from two Debian packages (tuxpaint-stamps-default's stamp
+ * descriptions, openclipart-svg's titles and descriptions; drawn by scripts/persons-sample.ts), labelled by hand:
+ * `source<TAB>text<TAB>persons`, persons being the JSON list of the names in the text, left to right, exactly as
+ * written. A name's span is its first occurrence on word boundaries after the previous name. The file's header has
+ * the annotation guide.
+ *
+ * Span level: a detected span counts when it is exactly a labelled span. Token level: a word (a run of letters,
+ * marks and digits) is a person word when it overlaps a span, labelled or detected.
+ *
+ * 30% of the lines, chosen by FNV-1a hash of the text, are held out: the detector's rules were developed on the
+ * other 70%, then the held-out errors were read once (docs/filters.md, "Person names", has the numbers before
+ * and after). Before this work (the detector of commit 597039a) the sample gave span P 0.399 R 0.701, token
+ * P 0.481 R 0.844 (all lines).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { findPersons, replacePersons } from '../src/filters/persons';
+import { PERSON_TOKEN } from '../src/text/tokens';
+
+interface Labelled {
+  source: string;
+  text: string;
+  spans: Array<[number, number]>;
+}
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'persons-real.tsv');
+
+const wordChar = /[\p{L}\p{N}]/u;
+
+/** Where `names` are in `text`: each the first occurrence on word boundaries after the previous one. */
+function spansOf(text: string, names: readonly string[]): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let at = 0;
+  for (const name of names) {
+    let k = text.indexOf(name, at);
+    while (k >= 0 && (wordChar.test(text.charAt(k - 1)) || wordChar.test(text.charAt(k + name.length)))) k = text.indexOf(name, k + 1);
+    if (k < 0) throw new Error(`persons-real.tsv: "${name}" is not a word sequence of "${text}"`);
+    out.push([k, k + name.length]);
+    at = k + name.length;
+  }
+  return out;
+}
+
+function readFixture(): Labelled[] {
+  return fs
+    .readFileSync(FIXTURE, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const cols = line.split('\t');
+      assert.equal(cols.length, 3, `three columns: ${line}`);
+      const [source, text, persons] = cols as [string, string, string];
+      return { source, text, spans: spansOf(text, JSON.parse(persons) as string[]) };
+    });
+}
+
+/** FNV-1a (32-bit) of the UTF-8 bytes, as scripts/persons-sample.ts computes it. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return h;
+}
+
+const heldOut = (text: string): boolean => fnv1a(text) % 10 < 3;
+
+interface Scores {
+  lines: number;
+  spans: number;
+  spanPrecision: number;
+  spanRecall: number;
+  tokenPrecision: number;
+  tokenRecall: number;
+  missed: string[];
+  wrong: string[];
+}
+
+function score(rows: readonly Labelled[]): Scores {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let ttp = 0;
+  let tfp = 0;
+  let tfn = 0;
+  const missed: string[] = [];
+  const wrong: string[] = [];
+  for (const row of rows) {
+    const truth = row.spans;
+    const found = findPersons(row.text).map((p): [number, number] => [p.start, p.end]);
+    const key = ([a, b]: [number, number]): string => `${a}:${b}`;
+    const truthKeys = new Set(truth.map(key));
+    const foundKeys = new Set(found.map(key));
+    for (const s of found) {
+      if (truthKeys.has(key(s))) tp++;
+      else {
+        fp++;
+        wrong.push(`${row.text.slice(s[0], s[1])} (in "${row.text.slice(0, 80)}")`);
+      }
+    }
+    for (const s of truth) {
+      if (foundKeys.has(key(s))) continue;
+      fn++;
+      missed.push(`${row.text.slice(s[0], s[1])} (in "${row.text.slice(0, 80)}")`);
+    }
+    const overlaps = (spans: Array<[number, number]>, a: number, b: number): boolean => spans.some(([c, d]) => a < d && c < b);
+    for (const m of row.text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
+      const a = m.index!;
+      const b = a + m[0].length;
+      const inTruth = overlaps(truth, a, b);
+      const inFound = overlaps(found, a, b);
+      if (inTruth && inFound) ttp++;
+      else if (inFound) tfp++;
+      else if (inTruth) tfn++;
+    }
+  }
+  return {
+    lines: rows.length,
+    spans: tp + fn,
+    spanPrecision: tp / (tp + fp),
+    spanRecall: tp / (tp + fn),
+    tokenPrecision: ttp / (ttp + tfp),
+    tokenRecall: ttp / (ttp + tfn),
+    missed,
+    wrong,
+  };
+}
+
+const rows = readFixture();
+
+test('persons-real.tsv: 1,208 labelled lines from the two Debian packages, 107 names, 30% held out by hash', () => {
+  assert.equal(rows.length, 1208);
+  assert.ok(rows.every((r) => /^(tuxpaint:[^\t]+\.txt|openclipart:[^\t]+\.svg#(title|description))$/.test(r.source)));
+  assert.equal(
+    rows.reduce((n, r) => n + r.spans.length, 0),
+    107,
+  );
+  const held = rows.filter((r) => heldOut(r.text)).length;
+  assert.ok(held > 0.27 * rows.length && held < 0.33 * rows.length, `${held} held out`);
+});
+
+for (const [part, select] of [
+  ['all lines', (_: Labelled) => true],
+  ['held-out lines', (r: Labelled) => heldOut(r.text)],
+] as const) {
+  test(`findPersons on real captions (${part}): precision ≥ 0.95 (span and token level), recall ≥ 0.95 (token level)`, (t) => {
+    const s = score(rows.filter(select));
+    const f = (x: number): string => x.toFixed(3);
+    t.diagnostic(`${s.lines} lines, ${s.spans} names: span P ${f(s.spanPrecision)} R ${f(s.spanRecall)}; token P ${f(s.tokenPrecision)} R ${f(s.tokenRecall)}`);
+    if (s.missed.length > 0) t.diagnostic(`missed: ${s.missed.join('; ')}`);
+    if (s.wrong.length > 0) t.diagnostic(`wrong: ${s.wrong.join('; ')}`);
+    assert.ok(s.spanPrecision >= 0.95, `span precision ${f(s.spanPrecision)}; wrong: ${s.wrong.join('; ')}`);
+    assert.ok(s.tokenPrecision >= 0.95, `token precision ${f(s.tokenPrecision)}`);
+    assert.ok(s.tokenRecall >= 0.95, `token recall ${f(s.tokenRecall)}`);
+    // Span recall is short of 0.95 (0.935 on all lines, 0.92 on the held-out ones): the misses are names glued to
+    // words in other languages in one author's titles ("Pinzatrice Rollandin", "Bibliografia Francesco
+    // Rollandin") and names no list or dictionary has ("Future Beckham", "For Luba"). The floor keeps what is reached.
+    assert.ok(s.spanRecall >= 0.9, `span recall ${f(s.spanRecall)}; missed: ${s.missed.join('; ')}`);
+  });
+}
+
+test('findPersons: the real captions the detector got right before', () => {
+  const names = (caption: string): string[] => findPersons(caption).map((p) => p.text);
+  assert.deepEqual(names('Clipart by Nicu Buculei - bee'), ['Nicu Buculei']);
+  assert.deepEqual(names('A picture of John Coltrane converted to vector grpahics in Inkscape.'), ['John Coltrane']);
+  assert.deepEqual(names('John Coltrane Portrait'), ['John Coltrane']);
+  assert.deepEqual(names('Historic -USA Betsy Ross'), ['Betsy Ross']);
+});
+
+test('findPersons: places, vehicles and heraldry are not persons', () => {
+  assert.deepEqual(findPersons('Brunei Darussalam'), []);
+  assert.equal(
+    replacePersons('A tough APC like this M-3 Bradley Fighting Vehicle gets you to battle, and then it joins the action!'),
+    'A tough APC like this M-3 Bradley Fighting Vehicle gets you to battle, and then it joins the action!',
+  );
+  assert.equal(replacePersons('Saxony Coat of Arms'), 'Saxony Coat of Arms');
+  assert.deepEqual(findPersons('Saint Lucia'), []);
+  assert.deepEqual(findPersons('Canada - Prince Edward Island'), []);
+  assert.deepEqual(findPersons('Florence Flag'), []);
+  assert.deepEqual(findPersons('A US “Sacagawea” dollar ($1.00).'), []);
+  // words WordNet does not know are not enough on their own: misspellings, other languages
+  for (const caption of ['Gattina Cat', 'Volleball Net', 'Stara Ksiega', 'Islas Canarias', 'France - Languedoc Roussillon'])
+    assert.deepEqual(findPersons(caption), [], caption);
+});
+
+test('findPersons: names after "by" with initials, designator surnames and place-like surnames', () => {
+  assert.equal(replacePersons('Clipart by Steve Hall - United States - Alabama'), `Clipart by ${PERSON_TOKEN} - United States - Alabama`);
+  assert.equal(replacePersons('Clipart by Rob Davenport - United States - Ohio'), `Clipart by ${PERSON_TOKEN} - United States - Ohio`);
+  assert.equal(replacePersons('Clipart by Jon A. Cruz - United States - California'), `Clipart by ${PERSON_TOKEN} - United States - California`);
+  assert.equal(replacePersons('Clipart by Pedro A. Gracia Fajardo - Spain'), `Clipart by ${PERSON_TOKEN} - Spain`);
+  assert.equal(replacePersons('Clipart by Jose Fco. Hevia - Spain - Asturias'), `Clipart by ${PERSON_TOKEN} - Spain - Asturias`);
+  assert.deepEqual(
+    findPersons('Reference: "A Complete Guide to Heraldry" by A.C. Fox-Davies and J.P. Brook-Little (1969 edition).').map((p) => p.text),
+    ['A.C. Fox-Davies', 'J.P. Brook-Little'],
+  );
+});
+
+test('findPersons: suffixes, possessives, people WordNet knows', () => {
+  const names = (caption: string): string[] => findPersons(caption).map((p) => p.text);
+  assert.deepEqual(names('Martin Luther King Jr.'), ['Martin Luther King Jr']);
+  assert.deepEqual(names("Jonathon's Duck"), ['Jonathon']);
+  assert.deepEqual(names('Workstation based on "Andy Fitzsimon\'s Computer".'), ['Andy Fitzsimon']);
+  assert.deepEqual(names("Van Gogh 's Sun Flower"), ['Van Gogh']);
+  assert.deepEqual(names('Santa Claus.'), ['Santa Claus']);
+  assert.deepEqual(names('Bach Cartoon Bust'), ['Bach']);
+  assert.deepEqual(names('a portrait of Beethoven'), ['Beethoven']);
+  assert.deepEqual(names('Carnegie Library Building'), []);
+  assert.deepEqual(names('Architetto Francesco Rollandin'), ['Francesco Rollandin']);
+});
