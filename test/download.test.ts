@@ -10,7 +10,6 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import * as os from 'os';
 import * as path from 'path';
 import { after, before, test } from 'node:test';
 import { readParquetFile, writeParquetFile } from '../src/data/parquet';
@@ -21,32 +20,16 @@ import { inputShards } from '../src/download/reader';
 import { resizeImage, DEFAULT_RESIZE } from '../src/download/resizer';
 import { PACKAGE_ROOT } from '../src/paths';
 import { loadSharp } from '../src/util/sharp';
-import { World } from '../src/world/world';
-import { serveWorld, type HostileKind, type WorldServer } from '../src/world/server';
+import { type HostileKind } from '../src/world/server';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-download-'));
-const world = new World({ seed: 0 });
-let web: WorldServer;
+import { serveWorldWeb, type WorldWeb } from './helpers';
+
+let web: WorldWeb;
 
 before(async () => {
-  web = await serveWorld(world, { hostile: true });
+  web = await serveWorldWeb('download', { hostile: true });
 });
-after(async () => {
-  await web.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** The served URL of web image `id`, with the extension its format has. */
-function worldUrl(id: number): string {
-  const format = world.scene('web', id).format;
-  return `${web.url}/0/web/${id}.${{ jpeg: 'jpg', png: 'png', gif: 'gif' }[format]}`;
-}
-
-function writeList(name: string, rows: [string, string][]): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, rows.map(([url, caption]) => `${url}\t${caption}\n`).join(''));
-  return file;
-}
+after(() => web.close());
 
 const fast: Partial<DownloadOptions> = { policy: { retries: 1, retryBaseMs: 50, maxRetryAfterMs: 5000 } };
 
@@ -77,15 +60,15 @@ test('every hostile host ends with its status; good and recoverable ones are dow
     noai: ['failed_to_download', 'download:opted-out'],
     'not-image': ['failed_to_resize', 'image decoding error'],
   };
-  const rows: [string, string][] = Object.keys(expected).map((kind) => [`${web.url}/hostile/${kind}/1.jpg`, `a ${kind} host`]);
-  rows.push([worldUrl(1), 'a good image'], ['', 'a row without a URL'], [`ftp://example.invalid/x.jpg`, 'another scheme']);
-  const list = writeList('hostile.tsv', rows);
-  const out = path.join(dir, 'hostile');
+  const rows: [string, string][] = Object.keys(expected).map((kind) => [`${web.server.url}/hostile/${kind}/1.jpg`, `a ${kind} host`]);
+  rows.push([web.url(1), 'a good image'], ['', 'a row without a URL'], [`ftp://example.invalid/x.jpg`, 'another scheme']);
+  const list = web.writeList('hostile.tsv', rows);
+  const out = path.join(web.dir, 'hostile');
   const started = Date.now();
   const summary = await download({ ...fast, input: list, out, samplesPerShard: 8, fetch: { allowPrivate: true, timeoutMs: 3000, maxBytes: 5 * 1024 * 1024 } });
   const got = await statuses(out);
-  for (const [kind, [status, error]] of Object.entries(expected)) assert.deepEqual(got.get(`${web.url}/hostile/${kind}/1.jpg`), { status, error }, kind);
-  assert.deepEqual(got.get(worldUrl(1)), { status: 'success', error: null });
+  for (const [kind, [status, error]] of Object.entries(expected)) assert.deepEqual(got.get(`${web.server.url}/hostile/${kind}/1.jpg`), { status, error }, kind);
+  assert.deepEqual(got.get(web.url(1)), { status: 'success', error: null });
   assert.deepEqual(got.get('ftp://example.invalid/x.jpg'), { status: 'failed_to_download', error: 'download:refused-scheme' });
   // the empty-URL row is kept as a failure naming its input line, not dropped
   assert.equal(summary.count, rows.length - 1 + 1);
@@ -97,11 +80,11 @@ test('every hostile host ends with its status; good and recoverable ones are dow
 });
 
 test('loopback is refused without --allow-private, also after a redirect', async () => {
-  const list = writeList('private.tsv', [
-    [worldUrl(2), 'a loopback image'],
-    [`${web.url}/hostile/redirect/2.jpg`, 'a redirect'],
+  const list = web.writeList('private.tsv', [
+    [web.url(2), 'a loopback image'],
+    [`${web.server.url}/hostile/redirect/2.jpg`, 'a redirect'],
   ]);
-  const out = path.join(dir, 'private');
+  const out = path.join(web.dir, 'private');
   await download({ ...fast, input: list, out });
   const got = await statuses(out);
   assert.deepEqual(
@@ -115,13 +98,13 @@ test('Retry-After is honoured: the second request waits at least its second', as
   const server = http.createServer((req, res) => {
     times.push(Date.now());
     if (times.length === 1) res.writeHead(429, { 'retry-after': '1' }).end();
-    else void world.render('web', 3).then((b) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(b));
+    else void web.world.render('web', 3).then((b) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(b));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   try {
     const port = (server.address() as AddressInfo).port;
-    const list = writeList('retry-after.tsv', [[`http://127.0.0.1:${port}/a.jpg`, 'a rate-limited image']]);
-    const summary = await download({ ...fast, input: list, out: path.join(dir, 'retry-after'), fetch: { allowPrivate: true } });
+    const list = web.writeList('retry-after.tsv', [[`http://127.0.0.1:${port}/a.jpg`, 'a rate-limited image']]);
+    const summary = await download({ ...fast, input: list, out: path.join(web.dir, 'retry-after'), fetch: { allowPrivate: true } });
     assert.equal(summary.successes, 1);
     assert.equal(times.length, 2);
     assert.ok(times[1]! - times[0]! >= 950, `waited ${times[1]! - times[0]!} ms`);
@@ -133,7 +116,7 @@ test('Retry-After is honoured: the second request waits at least its second', as
 test('per-host politeness: never more than perHost requests in flight to one host', async () => {
   let inFlight = 0;
   let peak = 0;
-  const image = await world.render('web', 4);
+  const image = await web.world.render('web', 4);
   const server = http.createServer((req, res) => {
     peak = Math.max(peak, ++inFlight);
     setTimeout(() => {
@@ -144,13 +127,13 @@ test('per-host politeness: never more than perHost requests in flight to one hos
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   try {
     const port = (server.address() as AddressInfo).port;
-    const list = writeList(
+    const list = web.writeList(
       'polite.tsv',
       Array.from({ length: 30 }, (_, i): [string, string] => [`http://127.0.0.1:${port}/${i}.jpg`, `image ${i}`]),
     );
     const summary = await download({
       input: list,
-      out: path.join(dir, 'polite'),
+      out: path.join(web.dir, 'polite'),
       concurrency: 32,
       perHost: 3,
       fetch: { allowPrivate: true },
@@ -174,10 +157,10 @@ test('the host scheduler: a resting host waits, other hosts go on; slots are sha
 });
 
 test('shards: img2dataset layout, keys by input row, parquet metadata with sha256, readable by the pipelines', async () => {
-  const rows = Array.from({ length: 7 }, (_, i): [string, string] => [worldUrl(i), `caption ${i}`]);
-  rows[3] = [`${web.url}/hostile/not-found/3.jpg`, 'caption 3'];
-  const list = writeList('layout.tsv', rows);
-  const out = path.join(dir, 'layout');
+  const rows = Array.from({ length: 7 }, (_, i): [string, string] => [web.url(i), `caption ${i}`]);
+  rows[3] = [`${web.server.url}/hostile/not-found/3.jpg`, 'caption 3'];
+  const list = web.writeList('layout.tsv', rows);
+  const out = path.join(web.dir, 'layout');
   await download({ input: list, out, samplesPerShard: 4, fetch: { allowPrivate: true }, resize: { mode: 'no' } });
   assert.deepEqual(
     fs
@@ -204,7 +187,7 @@ test('shards: img2dataset layout, keys by input row, parquet metadata with sha25
   for await (const s of readSamples(out)) samples.push(s);
   assert.deepEqual(samples.map((s) => s.key).sort(), ['000000', '000001', '000002', '000010', '000011', '000012']);
   for (const sample of samples) {
-    const original = await world.render('web', Number(sample.json.url!.toString().split('/').pop()!.split('.')[0]));
+    const original = await web.world.render('web', Number(sample.json.url!.toString().split('/').pop()!.split('.')[0]));
     // --resize-mode no keeps the downloaded bytes, and the parquet's sha256 is theirs
     assert.ok(sample.image.equals(original));
     assert.equal(sample.json.sha256, createHash('sha256').update(original).digest('hex'));
@@ -256,55 +239,55 @@ test('input formats: TSV in both orders, CSV with quotes and newlines, JSON line
     return got;
   };
   const tsvPairs = pairs.map(([u, c]): [string, string] => [u, c.replace('\n', ' ')]);
-  fs.writeFileSync(path.join(dir, 'cc12m.tsv'), tsvPairs.map(([u, c]) => `${u}\t${c}\n`).join(''));
-  fs.writeFileSync(path.join(dir, 'cc3m.tsv'), tsvPairs.map(([u, c]) => `${c}\t${u}\n`).join(''));
-  assert.deepEqual(await read(path.join(dir, 'cc12m.tsv')), tsvPairs);
-  assert.deepEqual(await read(path.join(dir, 'cc3m.tsv')), tsvPairs);
+  fs.writeFileSync(path.join(web.dir, 'cc12m.tsv'), tsvPairs.map(([u, c]) => `${u}\t${c}\n`).join(''));
+  fs.writeFileSync(path.join(web.dir, 'cc3m.tsv'), tsvPairs.map(([u, c]) => `${c}\t${u}\n`).join(''));
+  assert.deepEqual(await read(path.join(web.dir, 'cc12m.tsv')), tsvPairs);
+  assert.deepEqual(await read(path.join(web.dir, 'cc3m.tsv')), tsvPairs);
   const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  fs.writeFileSync(path.join(dir, 'list.csv'), 'id,url,caption\r\n' + pairs.map(([u, c], i) => `${i},${u},${quote(c)}\r\n`).join(''));
-  assert.deepEqual(await read(path.join(dir, 'list.csv')), pairs);
-  fs.writeFileSync(path.join(dir, 'list.jsonl'), pairs.map(([url, caption]) => JSON.stringify({ url, caption }) + '\n').join(''));
-  assert.deepEqual(await read(path.join(dir, 'list.jsonl')), pairs);
-  await writeParquetFile(path.join(dir, 'list.parquet'), [
+  fs.writeFileSync(path.join(web.dir, 'list.csv'), 'id,url,caption\r\n' + pairs.map(([u, c], i) => `${i},${u},${quote(c)}\r\n`).join(''));
+  assert.deepEqual(await read(path.join(web.dir, 'list.csv')), pairs);
+  fs.writeFileSync(path.join(web.dir, 'list.jsonl'), pairs.map(([url, caption]) => JSON.stringify({ url, caption }) + '\n').join(''));
+  assert.deepEqual(await read(path.join(web.dir, 'list.jsonl')), pairs);
+  await writeParquetFile(path.join(web.dir, 'list.parquet'), [
     { name: 'url', type: 'STRING', data: pairs.map((p) => p[0]) },
     { name: 'caption', type: 'STRING', data: pairs.map((p) => p[1]) },
   ]);
-  assert.deepEqual(await read(path.join(dir, 'list.parquet')), pairs);
+  assert.deepEqual(await read(path.join(web.dir, 'list.parquet')), pairs);
   // a bad line keeps its place, with its file and line
-  fs.writeFileSync(path.join(dir, 'bad.jsonl'), '{"url": "http://a.test/1.jpg", "caption": "x"}\nnot json\n');
+  fs.writeFileSync(path.join(web.dir, 'bad.jsonl'), '{"url": "http://a.test/1.jpg", "caption": "x"}\nnot json\n');
   const rows = [];
-  for await (const { rows: r } of inputShards(path.join(dir, 'bad.jsonl'), 10)) rows.push(...r);
+  for await (const { rows: r } of inputShards(path.join(web.dir, 'bad.jsonl'), 10)) rows.push(...r);
   assert.equal(rows.length, 2);
   assert.match(rows[1]!.invalid!, /malformed JSON/);
-  assert.equal(rows[1]!.where, `${path.join(dir, 'bad.jsonl')}:2`);
+  assert.equal(rows[1]!.where, `${path.join(web.dir, 'bad.jsonl')}:2`);
 });
 
 test('--hashes: a matching image is kept, a mismatch is recorded as failed', async () => {
-  const good = await world.render('web', 5);
-  const list = writeList('hashed.tsv', [
-    [worldUrl(5), 'right hash'],
-    [worldUrl(6), 'wrong hash'],
+  const good = await web.world.render('web', 5);
+  const list = web.writeList('hashed.tsv', [
+    [web.url(5), 'right hash'],
+    [web.url(6), 'wrong hash'],
   ]);
-  const hashes = path.join(dir, 'hashes.tsv');
+  const hashes = path.join(web.dir, 'hashes.tsv');
   fs.writeFileSync(
     hashes,
-    `url\tsha256\tmd5\n${worldUrl(5)}\t${createHash('sha256').update(good).digest('hex')}\t${createHash('md5').update(good).digest('hex')}\n` +
-      `${worldUrl(6)}\t${'0'.repeat(64)}\t${'0'.repeat(32)}\n`,
+    `url\tsha256\tmd5\n${web.url(5)}\t${createHash('sha256').update(good).digest('hex')}\t${createHash('md5').update(good).digest('hex')}\n` +
+      `${web.url(6)}\t${'0'.repeat(64)}\t${'0'.repeat(32)}\n`,
   );
-  const out = path.join(dir, 'hashed');
+  const out = path.join(web.dir, 'hashed');
   await download({ input: list, out, hashesFile: hashes, fetch: { allowPrivate: true }, resize: { mode: 'no' } });
   const got = await statuses(out);
-  assert.deepEqual(got.get(worldUrl(5)), { status: 'success', error: null });
-  assert.deepEqual(got.get(worldUrl(6)), { status: 'failed_to_download', error: 'hash mismatch' });
+  assert.deepEqual(got.get(web.url(5)), { status: 'success', error: null });
+  assert.deepEqual(got.get(web.url(6)), { status: 'failed_to_download', error: 'hash mismatch' });
 });
 
 test('--retry-failed fetches only the failed rows again and keeps every sample', async () => {
-  const list = writeList('retry.tsv', [
-    [worldUrl(7), 'good'],
-    [`${web.url}/hostile/unavailable/retry-1.jpg`, 'fails once'],
-    [`${web.url}/hostile/not-found/retry-2.jpg`, 'always gone'],
+  const list = web.writeList('retry.tsv', [
+    [web.url(7), 'good'],
+    [`${web.server.url}/hostile/unavailable/retry-1.jpg`, 'fails once'],
+    [`${web.server.url}/hostile/not-found/retry-2.jpg`, 'always gone'],
   ]);
-  const out = path.join(dir, 'retry');
+  const out = path.join(web.dir, 'retry');
   const options: DownloadOptions = { input: list, out, policy: { retries: 0 }, fetch: { allowPrivate: true }, resize: { mode: 'no' } };
   const first = await download(options);
   assert.equal(first.successes, 1);
@@ -323,25 +306,25 @@ test('--retry-failed fetches only the failed rows again and keeps every sample',
 });
 
 test('two processes write the same shards as one', async () => {
-  const rows = Array.from({ length: 24 }, (_, i): [string, string] => [worldUrl(i), `caption ${i}`]);
-  const list = writeList('parallel.tsv', rows);
+  const rows = Array.from({ length: 24 }, (_, i): [string, string] => [web.url(i), `caption ${i}`]);
+  const list = web.writeList('parallel.tsv', rows);
   const content = async (out: string) => {
     const got: string[] = [];
     for await (const s of readSamples(out)) got.push(`${s.key} ${createHash('sha256').update(s.image).digest('hex')} ${s.caption}`);
     return got.sort();
   };
   const base: DownloadOptions = { input: list, out: '', samplesPerShard: 5, fetch: { allowPrivate: true }, resize: { mode: 'center_crop', imageSize: 64 } };
-  await download({ ...base, out: path.join(dir, 'one') });
-  await download({ ...base, out: path.join(dir, 'two'), processes: 2 });
-  assert.deepEqual(await content(path.join(dir, 'two')), await content(path.join(dir, 'one')));
-  assert.equal((await content(path.join(dir, 'one'))).length, 24);
+  await download({ ...base, out: path.join(web.dir, 'one') });
+  await download({ ...base, out: path.join(web.dir, 'two'), processes: 2 });
+  assert.deepEqual(await content(path.join(web.dir, 'two')), await content(path.join(web.dir, 'one')));
+  assert.equal((await content(path.join(web.dir, 'one'))).length, 24);
 });
 
 test('kill -9 mid-run: no half shard looks done, and the rerun completes skipping done shards', async () => {
-  const rows = Array.from({ length: 40 }, (_, i): [string, string] => [`${web.url}/hostile/slow/${i}.jpg`, `slow ${i}`]);
-  rows.unshift(...Array.from({ length: 4 }, (_, i): [string, string] => [worldUrl(i), `fast ${i}`]));
-  const list = writeList('killed.tsv', rows);
-  const out = path.join(dir, 'killed');
+  const rows = Array.from({ length: 40 }, (_, i): [string, string] => [`${web.server.url}/hostile/slow/${i}.jpg`, `slow ${i}`]);
+  rows.unshift(...Array.from({ length: 4 }, (_, i): [string, string] => [web.url(i), `fast ${i}`]));
+  const list = web.writeList('killed.tsv', rows);
+  const out = path.join(web.dir, 'killed');
   const args = [
     'download',
     '--in',
@@ -402,17 +385,17 @@ function runCli(args: string[]): Promise<{ status: number | null; stdout: string
 }
 
 test('the command: bad flags and a missing list are named; failed URLs still exit 0 with a summary', async () => {
-  const bad = await runCli(['download', '--in', path.join(dir, 'hostile.tsv'), '--out', path.join(dir, 'cli'), '--resize-mode', 'stretch']);
+  const bad = await runCli(['download', '--in', path.join(web.dir, 'hostile.tsv'), '--out', path.join(web.dir, 'cli'), '--resize-mode', 'stretch']);
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /--resize-mode: "stretch" is not no, border, keep_ratio, keep_ratio_largest or center_crop/);
-  const missing = await runCli(['download', '--in', path.join(dir, 'nope.tsv'), '--out', path.join(dir, 'cli')]);
+  const missing = await runCli(['download', '--in', path.join(web.dir, 'nope.tsv'), '--out', path.join(web.dir, 'cli')]);
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /nope\.tsv: no such file/);
-  const list = writeList('cli.tsv', [
-    [worldUrl(8), 'a good one'],
-    [`${web.url}/hostile/not-found/cli.jpg`, 'a gone one'],
+  const list = web.writeList('cli.tsv', [
+    [web.url(8), 'a good one'],
+    [`${web.server.url}/hostile/not-found/cli.jpg`, 'a gone one'],
   ]);
-  const run = await runCli(['download', '--in', list, '--out', path.join(dir, 'cli'), '--allow-private', '--no-progress']);
+  const run = await runCli(['download', '--in', list, '--out', path.join(web.dir, 'cli'), '--allow-private', '--no-progress']);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /1 of 2 rows downloaded \(50\.0%\)/);
   assert.match(run.stdout, /download:http-404\s+1\s+50\.0/);

@@ -6,42 +6,23 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
 import { after, before, test } from 'node:test';
 import { readParquetFile } from '../src/data/parquet';
-import { readSamples, writeShards } from '../src/data/webdataset';
+import { readSamples, statsProblem, writeShards } from '../src/data/webdataset';
 import { download } from '../src/download/distributor';
-import { checkDoneShard, normaliseCaption, statsProblem } from '../src/download/downloader';
+import { checkDoneShard, normaliseCaption } from '../src/download/downloader';
 import { runPipeline } from '../src/filters/pipeline';
 import { escapeControlCharacters, quoteInput } from '../src/util/untrusted-text';
-import { World } from '../src/world/world';
-import { serveWorld, type WorldServer } from '../src/world/server';
-import { runCli } from './helpers';
+import { runCli, serveWorldWeb, type WorldWeb } from './helpers';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trust-download-'));
-const world = new World({ seed: 0 });
-let web: WorldServer;
+let web: WorldWeb;
 
 before(async () => {
-  web = await serveWorld(world, { hostile: false });
+  web = await serveWorldWeb('trust-download', { hostile: false });
 });
-after(async () => {
-  await web.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function worldUrl(id: number): string {
-  const format = world.scene('web', id).format;
-  return `${web.url}/0/web/${id}.${{ jpeg: 'jpg', png: 'png', gif: 'gif' }[format]}`;
-}
-
-function writeList(name: string, rows: [string, string][]): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, rows.map(([url, caption]) => `${url}\t${caption}\n`).join(''));
-  return file;
-}
+after(() => web.close());
 
 async function statusByUrl(out: string): Promise<Map<string, string>> {
   const rows = new Map<string, string>();
@@ -51,41 +32,41 @@ async function statusByUrl(out: string): Promise<Map<string, string>> {
 }
 
 test('a URL list cannot copy local files: paths and file:// rows are refused unless --allow-local-files', async () => {
-  const secret = path.join(dir, 'secret.jpg');
-  fs.writeFileSync(secret, await world.render('web', 0));
+  const secret = path.join(web.dir, 'secret.jpg');
+  fs.writeFileSync(secret, await web.world.render('web', 0));
   const rows: [string, string][] = [
-    [worldUrl(1), 'a served image'],
+    [web.url(1), 'a served image'],
     [secret, 'a local path'],
     [pathToFileURL(secret).href, 'a file URL'],
     ['secret.jpg', 'a path relative to the list'],
   ];
-  const list = writeList('local.tsv', rows);
-  const refused = path.join(dir, 'local-refused');
+  const list = web.writeList('local.tsv', rows);
+  const refused = path.join(web.dir, 'local-refused');
   const summary = await download({ input: list, out: refused, fetch: { allowPrivate: true }, resize: { mode: 'no' } });
   assert.equal(summary.successes, 1);
   const statuses = await statusByUrl(refused);
-  assert.equal(statuses.get(worldUrl(1)), 'success');
+  assert.equal(statuses.get(web.url(1)), 'success');
   for (const [url] of rows.slice(1)) assert.equal(statuses.get(url), 'failed_to_download download:local-file-refused', url);
   let members = 0;
   for await (const sample of readSamples(refused)) {
     members++;
-    assert.equal(sample.json.url, worldUrl(1));
+    assert.equal(sample.json.url, web.url(1));
   }
   assert.equal(members, 1, 'only the served image is in the tar');
 
-  const allowed = path.join(dir, 'local-allowed');
+  const allowed = path.join(web.dir, 'local-allowed');
   const again = await download({ input: list, out: allowed, fetch: { allowPrivate: true, allowLocalFiles: true }, resize: { mode: 'no' } });
   assert.equal(again.successes, 4, 'with the flag a list you wrote yourself reads local files');
 
   // the CLI flag reaches the fetcher; without it the summary names the refusal (local rows only: spawnSync
   // blocks this process, and with it the test's web server)
-  const localList = writeList('local-only.tsv', rows.slice(1));
+  const localList = web.writeList('local-only.tsv', rows.slice(1));
   const cli = runCli([
     'download',
     '--in',
     localList,
     '--out',
-    path.join(dir, 'local-cli'),
+    path.join(web.dir, 'local-cli'),
     '--allow-private',
     '--resize-mode',
     'no',
@@ -100,7 +81,7 @@ test('a URL list cannot copy local files: paths and file:// rows are refused unl
     '--in',
     localList,
     '--out',
-    path.join(dir, 'local-cli-allowed'),
+    path.join(web.dir, 'local-cli-allowed'),
     '--allow-private',
     '--allow-local-files',
     '--resize-mode',
@@ -113,11 +94,11 @@ test('a URL list cannot copy local files: paths and file:// rows are refused unl
 });
 
 test('a done-marker counts only when it holds: bad stats, a missing tar or a parquet that disagrees mean download again', async () => {
-  const list = writeList('resume.tsv', [
-    [worldUrl(2), 'two'],
-    [worldUrl(3), 'three'],
+  const list = web.writeList('resume.tsv', [
+    [web.url(2), 'two'],
+    [web.url(3), 'three'],
   ]);
-  const out = path.join(dir, 'resume');
+  const out = path.join(web.dir, 'resume');
   await download({ input: list, out, fetch: { allowPrivate: true }, resize: { mode: 'no' } });
   assert.deepEqual(await checkDoneShard(out, 0), { done: true, stats: JSON.parse(fs.readFileSync(path.join(out, '00000_stats.json'), 'utf8')) });
   const good = fs.readFileSync(path.join(out, '00000_stats.json'), 'utf8');
@@ -156,8 +137,8 @@ test('a done-marker counts only when it holds: bad stats, a missing tar or a par
 });
 
 test("status keys from a stats file are counted in a Map: 'constructor' and '__proto__' are numbers like any reason", async () => {
-  const list = writeList('keys.tsv', [[worldUrl(4), 'four']]);
-  const out = path.join(dir, 'keys');
+  const list = web.writeList('keys.tsv', [[web.url(4), 'four']]);
+  const out = path.join(web.dir, 'keys');
   await download({ input: list, out, fetch: { allowPrivate: true }, resize: { mode: 'no' }, maxShards: 1 });
   // a second, hostile stats file of a shard beyond the list: counted as its numbers say, never as Object's members
   fs.writeFileSync(
@@ -188,19 +169,19 @@ test('captions are stored normalised: control characters become spaces, a 1 MB c
   assert.deepEqual(normaliseCaption('a\u001b[31mred\u0007 dog\u0000'), { caption: 'a [31mred dog', changes: 'control characters to spaces' });
   const huge = 'word '.repeat(200_000);
   const rows: [string, string][] = [
-    [worldUrl(5), 'a caption\u001b]0;owned\u0007 with an escape'],
-    [worldUrl(6), huge.trim()],
-    [`${web.url}/no-such-route/1.jpg`, 'a failed row\u001b[2J keeps its normalised caption too'],
+    [web.url(5), 'a caption\u001b]0;owned\u0007 with an escape'],
+    [web.url(6), huge.trim()],
+    [`${web.server.url}/no-such-route/1.jpg`, 'a failed row\u001b[2J keeps its normalised caption too'],
   ];
-  const list = writeList('captions.tsv', rows);
-  const out = path.join(dir, 'captions');
+  const list = web.writeList('captions.tsv', rows);
+  const out = path.join(web.dir, 'captions');
   await download({ input: list, out, fetch: { allowPrivate: true }, resize: { mode: 'no' } });
   const samples = new Map<string, { caption: string; json: Record<string, unknown> }>();
   for await (const s of readSamples(out)) samples.set(String(s.json.url), s);
-  const escaped = samples.get(worldUrl(5))!;
+  const escaped = samples.get(web.url(5))!;
   assert.equal(escaped.caption, 'a caption ]0;owned with an escape');
   assert.equal(escaped.json.caption_changes, 'control characters to spaces');
-  const cut = samples.get(worldUrl(6))!;
+  const cut = samples.get(web.url(6))!;
   assert.equal(cut.caption.length, 4096);
   assert.equal(cut.json.caption_changes, 'cut from 999999 to 4096 characters');
   assert.ok(fs.statSync(path.join(out, '00000.tar')).size < 1_000_000, 'the 1 MB caption is not stored (twice)');
@@ -208,12 +189,12 @@ test('captions are stored normalised: control characters become spaces, a 1 MB c
   const failed = records.find((r) => r.status !== 'success')!;
   assert.equal(failed.caption, 'a failed row [2J keeps its normalised caption too');
   assert.equal(failed.caption_changes, 'control characters to spaces');
-  assert.equal(records.find((r) => r.url === worldUrl(1))?.caption_changes ?? null, null);
+  assert.equal(records.find((r) => r.url === web.url(1))?.caption_changes ?? null, null);
 });
 
 test('one hostile sample does not stop a filter run: a URL or sample name with a line break is rejected with its reason', async () => {
-  const folder = path.join(dir, 'hostile-shards');
-  const image = await world.render('web', 7);
+  const folder = path.join(web.dir, 'hostile-shards');
+  const image = await web.world.render('web', 7);
   await writeShards(folder, [
     { kind: 'success', image, imageExt: 'jpg', caption: 'a dog on a beach', url: 'http://example.test/ok.jpg' },
     { kind: 'success', image, imageExt: 'jpg', caption: 'a forged row', url: 'http://example.test/a.jpg\tforged caption\nhttp://x/b.jpg' },
@@ -221,7 +202,7 @@ test('one hostile sample does not stop a filter run: a URL or sample name with a
     { kind: 'success', image, imageExt: 'jpg', caption: '   ', url: 'http://example.test/blank.jpg' },
     { kind: 'success', image, imageExt: 'jpg', caption: 'a cat on a sofa', url: 'http://example.test/ok2.jpg' },
   ]);
-  const out = path.join(dir, 'hostile-filter');
+  const out = path.join(web.dir, 'hostile-filter');
   const result = await runPipeline({ input: folder, out, stages: [] });
   assert.equal(result.input, 5);
   assert.equal(result.kept, 2);
@@ -242,8 +223,8 @@ test('one hostile sample does not stop a filter run: a URL or sample name with a
 test('messages escape control characters: an escape sequence in a file name or sample name never reaches the terminal', () => {
   assert.equal(escapeControlCharacters('a\u001b[31mb\nc\td\u009b'), 'a\\x1b[31mb\\nc\\td\\x9b');
   assert.equal(quoteInput('x'.repeat(300), 10), `${'x'.repeat(10)}… (300 characters)`);
-  const evil = path.join(dir, 'list\u001b]0;owned\u0007\u001b[2J.tsv');
-  const cli = runCli(['download', '--in', evil, '--out', path.join(dir, 'never')]);
+  const evil = path.join(web.dir, 'list\u001b]0;owned\u0007\u001b[2J.tsv');
+  const cli = runCli(['download', '--in', evil, '--out', path.join(web.dir, 'never')]);
   assert.notEqual(cli.status, 0);
   assert.ok(!cli.stderr.includes('\u001b'), cli.stderr);
   assert.match(cli.stderr, /list\\x1b\]0;owned\\x07\\x1b\[2J\.tsv/);

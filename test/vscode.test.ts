@@ -24,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/paths';
 import {
@@ -278,31 +278,46 @@ function codeServerDirs(tmp: string, extra: Record<string, unknown> = {}): { use
   return dirs;
 }
 
-test('the extension in a real VS Code: notebook cells on the cckit kernel, plotly, caption grid, sidebar', { timeout: 15 * 60_000 }, async (t) => {
+interface VsCodeSession {
+  page: Page;
+  server: { url: string };
+  tmp: string;
+  traceFile: string;
+  /** The extension's "activated" trace line. */
+  activated: TraceLine;
+}
+
+/**
+ * Runs `body` against code-server with the built extension installed, `folder(tmp)` open in headless Chromium and
+ * the extension activated; skips (or fails, with CCKIT_REQUIRE_VSCODE=1) when the tools are missing. On failure a
+ * screenshot `<tag>failure.png`; always the browser console and the extension's trace under test-artifacts/, suffixed
+ * by `tag`; then everything is stopped and the temporary folder removed.
+ */
+async function withVsCode(
+  t: TestContext,
+  setup: { tag: string; folder: (tmp: string) => string; settings?: Record<string, unknown>; env?: (traceFile: string) => Record<string, string> },
+  body: (session: VsCodeSession) => Promise<void>,
+): Promise<void> {
   const missing = missingTools();
   if (missing) {
     if (REQUIRE) assert.fail(`CCKIT_REQUIRE_VSCODE=1 but ${missing}`);
     t.skip(missing);
     return;
   }
-  const started = Date.now();
   artifacts();
   const vsix = buildVsix();
-
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-vscode-'));
-  const dirs = codeServerDirs(tmp);
+  const suffix = setup.tag ? `-${setup.tag}` : '';
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `cckit-vscode${suffix}-`));
+  const folder = setup.folder(tmp);
+  const dirs = codeServerDirs(tmp, setup.settings);
   const traceFile = path.join(tmp, 'trace.jsonl');
-
-  step('installing the extension into code-server');
+  step(`${setup.tag || 'trusted'}: installing the extension, starting code-server`);
   installExtension(vsix, dirs);
-
-  step('starting code-server');
-  // one seed, as test/notebooks.test.ts runs them (the runs it left are reused)
   const server = await startCodeServer(
-    PACKAGE_ROOT,
+    folder,
     dirs,
-    { CCKIT_EXTENSION_TRACE: traceFile, CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0' },
-    path.join(ARTIFACTS, 'code-server.log'),
+    { CCKIT_EXTENSION_TRACE: traceFile, ...setup.env?.(traceFile) },
+    path.join(ARTIFACTS, `code-server${suffix}.log`),
   );
   const browser = await launchChromium();
   const consoleLog: string[] = [];
@@ -311,11 +326,9 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     const page = await context.newPage();
     page.on('console', (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => consoleLog.push(`[pageerror] ${e.message}`));
-
     step(`opening ${server.url}`);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(PACKAGE_ROOT)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
     await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 90_000 });
-
     // The extension activates on `workspaceContains:notebooks/*.ipynb`; an .ipynb opened before it has
     // registered its controller would still open as a notebook, but wait so the kernel is there.
     step('waiting for the extension to activate');
@@ -325,6 +338,26 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
       90_000,
       300,
     );
+    await body({ page, server, tmp, traceFile, activated });
+    await context.close();
+  } catch (err) {
+    const pages = browser.contexts().flatMap((c) => c.pages());
+    if (pages[0]) await shot(pages[0], `${setup.tag ? `${setup.tag}-` : ''}failure.png`).catch(() => undefined);
+    throw err;
+  } finally {
+    fs.writeFileSync(path.join(ARTIFACTS, `browser-console${suffix}.log`), consoleLog.join('\n') + '\n');
+    if (fs.existsSync(traceFile)) fs.copyFileSync(traceFile, path.join(ARTIFACTS, `extension-trace${suffix}.jsonl`));
+    await browser.close().catch(() => undefined);
+    await server.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+test('the extension in a real VS Code: notebook cells on the cckit kernel, plotly, caption grid, sidebar', { timeout: 15 * 60_000 }, async (t) => {
+  const started = Date.now();
+  // one seed, as test/notebooks.test.ts runs them (the runs it left are reused)
+  const env = () => ({ CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0' });
+  await withVsCode(t, { tag: '', folder: () => PACKAGE_ROOT, env }, async ({ page, traceFile, activated }) => {
     assert.equal(activated.trusted, true);
 
     step('opening the Captions sidebar');
@@ -470,56 +503,29 @@ test('the extension in a real VS Code: notebook cells on the cckit kernel, plotl
     await runCommand(page, 'cckit: Interrupt Kernel');
     await sleep(500);
 
-    await context.close();
     process.stderr.write(`# vscode: done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  } catch (err) {
-    const pages = browser.contexts().flatMap((c) => c.pages());
-    if (pages[0]) await shot(pages[0], 'failure.png').catch(() => undefined);
-    throw err;
-  } finally {
-    fs.writeFileSync(path.join(ARTIFACTS, 'browser-console.log'), consoleLog.join('\n') + '\n');
-    if (fs.existsSync(traceFile)) fs.copyFileSync(traceFile, path.join(ARTIFACTS, 'extension-trace.jsonl'));
-    await browser.close().catch(() => undefined);
-    await server.stop();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
+  });
 });
 
 test('an untrusted workspace runs none of its code: Run All, Restart and Interrupt Kernel refused until trusted', { timeout: 5 * 60_000 }, async (t) => {
-  const missing = missingTools();
-  if (missing) {
-    if (REQUIRE) assert.fail(`CCKIT_REQUIRE_VSCODE=1 but ${missing}`);
-    t.skip(missing);
-    return;
-  }
   const started = Date.now();
-  artifacts();
-  const vsix = buildVsix();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-vscode-untrusted-'));
-  const ws = path.join(tmp, 'workspace');
-  fs.mkdirSync(ws);
-  const marker = boobyTrappedWorkspace(ws);
-  const notebook = path.join(ws, 'notebooks', 'trap.ipynb');
+  let marker = '';
+  let notebook = '';
+  const workspace = (tmp: string): string => {
+    const ws = path.join(tmp, 'workspace');
+    fs.mkdirSync(ws);
+    marker = boobyTrappedWorkspace(ws);
+    notebook = path.join(ws, 'notebooks', 'trap.ipynb');
+    return ws;
+  };
   // Workspace trust on, without the startup prompt: the folder opens in restricted mode.
-  const dirs = codeServerDirs(tmp, {
+  const settings = {
     'security.workspace.trust.enabled': true,
     'security.workspace.trust.startupPrompt': 'never',
     'security.workspace.trust.banner': 'never',
-  });
-  const traceFile = path.join(tmp, 'trace.jsonl');
-  step('untrusted: installing the extension, starting code-server');
-  installExtension(vsix, dirs);
-  const server = await startCodeServer(ws, dirs, { CCKIT_EXTENSION_TRACE: traceFile }, path.join(ARTIFACTS, 'code-server-untrusted.log'));
-  const browser = await launchChromium();
-  const consoleLog: string[] = [];
-  const refusals = () => readTrace(traceFile).filter((l) => l.event === 'refused');
-  try {
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    page.on('console', (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 90_000 });
-    const activated = await waitFor('the extension to activate', () => readTrace(traceFile).find((l) => l.event === 'activated'), 90_000, 300);
+  };
+  await withVsCode(t, { tag: 'untrusted', folder: workspace, settings }, async ({ page, traceFile, activated }) => {
+    const refusals = () => readTrace(traceFile).filter((l) => l.event === 'refused');
     assert.equal(activated.trusted, false, 'the folder is open untrusted');
 
     step('untrusted: opening notebooks/trap.ipynb');
@@ -561,17 +567,6 @@ test('an untrusted workspace runs none of its code: Run All, Restart and Interru
     assert.equal(cell!.status, 'ok');
     assert.ok(fs.existsSync(marker), "once trusted, the workspace's kernel is loaded");
     assert.equal(refusals().length, 2, `refusals: ${JSON.stringify(refusals())}`);
-    await context.close();
     process.stderr.write(`# vscode: untrusted workspace checked in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  } catch (err) {
-    const pages = browser.contexts().flatMap((c) => c.pages());
-    if (pages[0]) await shot(pages[0], 'untrusted-failure.png').catch(() => undefined);
-    throw err;
-  } finally {
-    fs.writeFileSync(path.join(ARTIFACTS, 'browser-console-untrusted.log'), consoleLog.join('\n') + '\n');
-    if (fs.existsSync(traceFile)) fs.copyFileSync(traceFile, path.join(ARTIFACTS, 'extension-trace-untrusted.jsonl'));
-    await browser.close().catch(() => undefined);
-    await server.stop();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
+  });
 });

@@ -45,7 +45,7 @@ import { releaseTemporary, temporaryPath, writeFileAtomic } from '../util/atomic
 import { writeParquetFile, type ParquetColumn } from './parquet';
 import { DEFAULT_IMAGE_SOURCE } from './images';
 import { readJsonFile } from '../util/json';
-import { quoteInput } from '../util/untrusted-text';
+import { escapeControlCharacters, quoteInput } from '../util/untrusted-text';
 
 export type ImageExt = 'jpg' | 'png' | 'gif' | 'webp';
 
@@ -835,3 +835,24 @@ export function readShardStats(folder: string, shard: string): ShardStats {
 }
 
 export type { ShardStats };
+
+const COUNT_FIELDS = ['count', 'successes', 'failed_to_download', 'failed_to_resize'] as const;
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** Why a parsed `_stats.json` is not a shard's stats, or undefined when its shape and sums hold. */
+export function statsProblem(stats: unknown): string | undefined {
+  if (typeof stats !== 'object' || stats === null || Array.isArray(stats)) return 'not a JSON object';
+  const record = stats as Record<string, unknown>;
+  for (const field of COUNT_FIELDS) if (!isCount(record[field])) return `${field} is not a whole number`;
+  const s = record as unknown as ShardStats;
+  if (s.successes + s.failed_to_download + s.failed_to_resize !== s.count) return `successes and failures do not add up to count ${s.count}`;
+  const dict = record.status_dict;
+  if (typeof dict !== 'object' || dict === null || Array.isArray(dict)) return 'status_dict is not an object';
+  let total = 0;
+  for (const [reason, n] of Object.entries(dict)) {
+    if (!isCount(n)) return `status_dict[${JSON.stringify(escapeControlCharacters(reason.slice(0, 80)))}] is not a whole number`;
+    total += n;
+  }
+  if (total !== s.count) return `status_dict adds up to ${total}, not count ${s.count}`;
+  return undefined;
+}

@@ -9,7 +9,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../util/atomic';
-import { hasControlCharacters, quoteInput } from '../util/untrusted-text';
+import { firstControlCharacter, quoteInput } from '../util/untrusted-text';
 import { ShardedJob, cckitCommand, mergeArgv, mergedMarker, pendingShards, readPlan, scaleFolder, shardArgv, writePlan } from './job';
 import { runCckit } from './local';
 
@@ -46,26 +46,17 @@ function sbatchFileName(file: string): string {
   return file.replace(/%/g, '%%');
 }
 
-const CONTROL_NAMES: Record<string, string> = {
-  '\n': 'newline',
-  '\r': 'carriage return',
-  '\t': 'tab',
-  '\0': 'NUL',
-  '\x1b': 'escape',
-  '\x7f': 'DEL',
-};
-
 /**
  * Refuses a value that enters a generated script when it holds a control character: on an `#SBATCH` line a
  * newline ends the line and what follows it runs as a command on the compute node. `what` names the value
  * (the option it came from); `where` says why it would matter.
  */
 export function refuseControlCharacters(what: string, value: string, where = 'it would end the #SBATCH line'): void {
-  if (!hasControlCharacters(value)) return;
-  const position = [...value].findIndex((c) => hasControlCharacters(c));
-  const c = [...value][position];
-  const name = CONTROL_NAMES[c] ?? `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-  throw new Error(`${what} holds a control character (${name}) at position ${position}: refused, since ${where} (the value: "${quoteInput(value)}")`);
+  const found = firstControlCharacter(value);
+  if (!found) return;
+  throw new Error(
+    `${what} holds a control character (${found.name}) at position ${found.position}: refused, since ${where} (the value: "${quoteInput(value)}")`,
+  );
 }
 
 /**

@@ -32,3 +32,21 @@ export function quoteInput(text: string, max = 200): string {
   const escaped = escapeControlCharacters(text);
   return escaped.length <= max ? escaped : `${escaped.slice(0, max)}… (${escaped.length} characters)`;
 }
+
+const CONTROL_NAMES: Readonly<Record<string, string>> = {
+  '\n': 'newline',
+  '\r': 'carriage return',
+  '\t': 'tab',
+  '\0': 'NUL',
+  '\x1b': 'escape',
+  '\x7f': 'DEL',
+};
+
+/** The first control character of the text, by name ("newline", "U+0085"), and its position; undefined when none. */
+export function firstControlCharacter(text: string): { name: string; position: number } | undefined {
+  const characters = [...text];
+  const position = characters.findIndex((c) => CONTROL.test(c));
+  if (position < 0) return undefined;
+  const c = characters[position]!;
+  return { name: CONTROL_NAMES[c] ?? `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, position };
+}
