@@ -11,7 +11,8 @@ import { initBackend, loadTf } from '../src/tf/backend';
 import { latestCheckpoint, loadCheckpoint } from '../src/train/checkpoint';
 import { createModel, ModelDims, ModelSpec } from '../src/train/models';
 import { localGradients, Replicas, shardRows } from '../src/train/parallel';
-import { BatchTensors, objectiveCounts, objectiveLoss, train, TrainConfig } from '../src/train/trainer';
+import { objectiveCounts, objectiveLoss, type BatchTensors } from '../src/train/objectives';
+import { train, TrainConfig } from '../src/train/trainer';
 import { PAD_ID } from '../src/text/tokens';
 import { seededRandom } from '../src/util/random';
 import { syntheticConfig, syntheticVisual, writeSyntheticData } from './fixtures/train-synthetic';
@@ -68,7 +69,7 @@ test('2 replicas give the 1-replica gradients and losses (IC + MLM + MOC, ragged
   const variables = new Map([...model.variables()].map(([k, v]) => [`model/${k}`, v] as [string, TF.Variable]));
   const tensors = batch(tf);
   const loss = (t: BatchTensors, parts: Record<string, TF.Scalar>, scales?: Record<string, number>) =>
-    objectiveLoss(tf, model, undefined, t, config, parts, scales);
+    objectiveLoss(tf, { model }, t, { objectives: config.objectives, maxCaptionLen: config.data.maxCaptionLen, labelSmoothing: 0.1 }, parts, scales);
   const one = localGradients(variables, (parts) => loss(tensors, parts));
   const replicas = await Replicas.start<BatchTensors, TrainConfig>({
     workers: 2,

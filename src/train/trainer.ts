@@ -2,15 +2,8 @@
  * The training loop, top to bottom: config → data → vocabulary → model → objectives → steps with
  * checkpoints, validation and a JSONL log, all in `runs/<id>/`.
  *
- * Objectives (CC12M §3.3, Tables 11–12):
- * - `ic`  image captioning: teacher-forced cross-entropy of the caption given the image.
- * - `mlm` masked language modelling: the encoder also sees the caption with a fraction `rate` of its
- *   tokens replaced by `<mask>`, and the decoder reconstructs the whole caption (at rate 1 this is IC).
- * - `moc` masked object classification: a fraction of region vectors is zeroed and their object
- *   class predicted from the encoder output at those positions (needs region labels).
- * - `vlm` vision–language matching: contrastive loss between the captioner's encoder (pooled) and a
- *   text encoder (src/models/matching.ts), sharing the image encoder with IC.
- * The step minimises the weighted sum of the enabled objectives.
+ * Objectives (CC12M §3.3, Tables 11–12: ic, mlm, moc, vlm) are one registry, src/train/objectives.ts;
+ * the step minimises the weighted sum of the enabled ones.
  *
  * Deterministic: data order, masking and dropout derive from (seed, step), and checkpoints hold the
  * optimiser slots and the data position, so a resumed run repeats the uninterrupted loss curve.
@@ -22,28 +15,31 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { greedyDecode } from '../decode/greedy';
 import { evaluate } from '../metrics/evaluate';
-import { CaptionModel, Encoded, EncoderInput } from '../models/types';
-import { BOS_ID, EOS_ID, MASK_ID, PAD_ID } from '../text/tokens';
+import { CaptionModel, EncoderInput } from '../models/types';
 import { LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
 import { readJsonFile } from '../util/json';
 import { mixSeed, seededRandom } from '../util/random';
 import { initBackend, loadTf } from '../tf/backend';
-import { softmaxCrossEntropy } from '../tf/fused';
 import { loadLatestCheckpoint, saveCheckpoint } from './checkpoint';
 import { BatchStream, DataPosition, DataSource, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
 import { createModel, ModelSpec } from './models';
+import {
+  batchTensors,
+  disposeTensors,
+  objectiveCounts,
+  objectiveLoss,
+  type BatchTensors,
+  type ContrastiveHead,
+  type ObjectiveSettings,
+  type ObjectiveWeights,
+} from './objectives';
 import { Optimizer, OptimizerConfig, clipByGlobalNorm, learningRateAt } from './optimizers';
-import { Counts, localGradients, LossFn, Replicas } from './parallel';
+import { localGradients, LossFn, Replicas } from './parallel';
 import type { VisualProvider } from './visual';
 
-export interface ObjectiveWeights {
-  ic?: number;
-  mlm?: { weight: number; rate: number };
-  moc?: { weight: number; rate: number };
-  vlm?: { weight: number };
-}
+export type { ObjectiveWeights } from './objectives';
 
 export interface TrainConfig {
   /** Readable run name (prefix of the run id). */
@@ -228,7 +224,8 @@ async function trainOpened(
   };
 
   // The loss of a batch, or of one replica's shard of it (`scales`: see objectiveLoss).
-  const lossOf: LossFn<BatchTensors> = (t, parts, scales) => objectiveLoss(tf, model, matching, t, config, parts, scales);
+  const settings = objectiveSettings(config);
+  const lossOf: LossFn<BatchTensors> = (t, parts, scales) => objectiveLoss(tf, { model, matching }, t, settings, parts, scales);
   const workers = config.workers ?? 1;
   if (workers > 1 && matching) throw new Error('workers > 1: the vlm objective cannot be split across replicas (its contrastive loss couples all rows)');
   const replicas =
@@ -263,7 +260,7 @@ async function trainOpened(
       model.setDropoutStep?.(step);
       if (matching) matching.setDropoutStep(step);
       const stepRandom = seededRandom(mixSeed(config.seed, 0x57e9, step));
-      const tensors = batchTensors(batch, vocab, options.visual, config, stepRandom);
+      const tensors = batchTensors(batch, vocab, options.visual, settings, stepRandom);
       const { losses, grads: gradMap } = replicas ? await replicas.gradients(step, tensors) : localGradients(variables, (parts) => lossOf(tensors, parts));
       if (config.clipNorm) clipByGlobalNorm(gradMap, config.clipNorm);
       optimizer.apply(gradMap, lr);
@@ -328,181 +325,17 @@ export function portableConfig(config: TrainConfig): TrainConfig {
   };
 }
 
-// ------------------------------------------------------------------ batches
-
-export interface BatchTensors {
-  input: EncoderInput;
-  tokensIn: TF.Tensor2D;
-  targets: TF.Tensor2D;
-  captionTokens: TF.Tensor2D;
-  maskedText?: TF.Tensor2D;
-  moc?: { visual: TF.Tensor3D; labels: TF.Tensor2D; weights: TF.Tensor2D };
-}
-
-/** Token id rows: BOS + caption (decoder input) and caption + EOS (targets), padded to the batch's longest. */
-export function captionRows(captions: readonly number[][]): { tokensIn: number[][]; targets: number[][]; length: number } {
-  const length = Math.max(1, ...captions.map((c) => c.length + 1));
-  const pad = (row: number[]): number[] => [...row, ...new Array<number>(length - row.length).fill(PAD_ID)];
-  return {
-    tokensIn: captions.map((c) => pad([BOS_ID, ...c])),
-    targets: captions.map((c) => pad([...c, EOS_ID])),
-    length,
-  };
-}
-
-/** MLM input: each caption token replaced by `<mask>` with probability `rate` (at least one when rate > 0). */
-export function maskTokens(caption: readonly number[], rate: number, random: () => number): number[] {
-  const out = caption.map((t) => (random() < rate ? MASK_ID : t));
-  if (rate > 0 && caption.length > 0 && !out.includes(MASK_ID)) out[Math.floor(random() * caption.length)] = MASK_ID;
-  return out;
-}
-
-function batchTensors(batch: Example[], vocab: Vocabulary, visual: VisualProvider, config: TrainConfig, random: () => number): BatchTensors {
-  const tf = loadTf();
-  const captions = batch.map((e) => vocab.encode(e.caption, config.data.maxCaptionLen));
-  const rows = captionRows(captions);
-  const input = visual.encoderInput(
-    batch.map((e) => e.key),
-    { wordId: (w) => vocab.idOf(w), training: true, random },
-  );
-  const out: BatchTensors = {
-    input,
-    tokensIn: tf.tensor2d(rows.tokensIn, undefined, 'int32'),
-    targets: tf.tensor2d(rows.targets, undefined, 'int32'),
-    captionTokens: tf.tensor2d(
-      captions.map((c) => [...c, ...new Array<number>(rows.length - c.length).fill(PAD_ID)]),
-      undefined,
-      'int32',
-    ),
-  };
-  if (config.objectives.mlm) {
-    const rate = config.objectives.mlm.rate;
-    const masked = captions.map((c) => maskTokens(c, rate, random));
-    out.maskedText = tf.tensor2d(
-      masked.map((c) => [...c, ...new Array<number>(rows.length - c.length).fill(PAD_ID)]),
-      undefined,
-      'int32',
-    );
-  }
-  if (config.objectives.moc) {
-    if (!visual.regionLabels) throw new Error('moc objective: the visual features have no region labels (use regions mode)');
-    const labels = visual.regionLabels(batch.map((e) => e.key));
-    const [B, N, D] = input.visual.shape;
-    const rate = config.objectives.moc.rate;
-    const maskRows: number[][] = [];
-    const labelRows: number[][] = [];
-    for (let b = 0; b < B; b++) {
-      const m = new Array<number>(N).fill(0);
-      const l = new Array<number>(N).fill(0);
-      for (let n = 0; n < N; n++) {
-        const label = labels[b]?.[n] ?? -1;
-        if (label >= 0 && random() < rate) {
-          m[n] = 1;
-          l[n] = label;
-        }
-      }
-      maskRows.push(m);
-      labelRows.push(l);
-    }
-    const weights = tf.tensor2d(maskRows);
-    out.moc = {
-      visual: tf.tidy(() => input.visual.mul(tf.sub(1, weights).reshape([B, N, 1]).tile([1, 1, D]))) as TF.Tensor3D,
-      labels: tf.tensor2d(labelRows, undefined, 'int32'),
-      weights,
-    };
-  }
-  return out;
-}
-
-function disposeTensors(t: BatchTensors): void {
-  const tf = loadTf();
-  tf.dispose([t.input.visual, t.input.visualMask, t.tokensIn, t.targets, t.captionTokens]);
-  if (t.input.geometry) t.input.geometry.dispose();
-  if (t.input.tags) t.input.tags.dispose();
-  if (t.input.text) t.input.text.dispose();
-  if (t.maskedText) t.maskedText.dispose();
-  if (t.moc) tf.dispose([t.moc.visual, t.moc.labels, t.moc.weights]);
-}
-
-// ------------------------------------------------------------------ losses
-
-/**
- * The weighted sum of the enabled objectives on a batch; `parts` receives each objective's loss.
- * `scales` (data-parallel shards) multiplies each objective's mean by the shard's share of the
- * batch's count (objectiveCounts), so the shards' losses and gradients sum to the batch's.
- */
-export function objectiveLoss(
-  tf: typeof TF,
-  model: CaptionModel,
-  matching: MatchingHead | undefined,
-  tensors: BatchTensors,
-  config: TrainConfig,
-  parts: Record<string, TF.Scalar>,
-  scales?: Counts,
-): TF.Scalar {
-  const weights = config.objectives;
-  let total: TF.Scalar = tf.scalar(0);
-  const add = (name: string, weight: number, loss: TF.Scalar): void => {
-    const scale = scales?.[name];
-    if (scale !== undefined) loss = loss.mul(scale);
-    parts[name] = tf.keep(loss.clone());
-    total = total.add(loss.mul(weight));
-  };
-  let encoded: Encoded | undefined;
-  if (weights.ic) {
-    encoded = model.encode(tensors.input, true);
-    add('ic', weights.ic, captionLoss(tf, model.decode(encoded, tensors.tokensIn, true), tensors.targets, config.labelSmoothing ?? 0));
-  }
-  if (weights.mlm) {
-    const enc = model.encode({ ...tensors.input, text: tensors.maskedText! }, true);
-    add('mlm', weights.mlm.weight, captionLoss(tf, model.decode(enc, tensors.tokensIn, true), tensors.targets, config.labelSmoothing ?? 0));
-  }
-  if (weights.moc && tensors.moc) {
-    const enc = model.encode({ ...tensors.input, visual: tensors.moc.visual }, true);
-    add('moc', weights.moc.weight, mocLoss(tf, model, enc, tensors.moc.labels, tensors.moc.weights));
-  }
-  if (weights.vlm && matching) {
-    const img = matching.embedImages(tensors.input, true);
-    const txt = matching.embedTexts(tensors.captionTokens, true);
-    add('vlm', weights.vlm.weight, matching.contrastiveLoss(img, txt));
-  }
-  return total;
-}
-
-/** Per objective, the count its loss is a mean over: caption tokens (ic, mlm), masked regions (moc). */
-export function objectiveCounts(tensors: BatchTensors): Counts {
-  const tf = loadTf();
-  const tokens = tf.tidy(() => tensors.targets.notEqual(PAD_ID).sum().dataSync()[0]!);
-  const out: Counts = { ic: tokens, mlm: tokens };
-  if (tensors.moc) out.moc = tf.tidy(() => tensors.moc!.weights.sum().dataSync()[0]!);
-  return out;
-}
+// ------------------------------------------------------------------ objectives
 
 /** A worker replica's loss (src/train/parallel.ts builds the model, this the loss; no vlm). */
 export function replicaLoss(model: CaptionModel, config: TrainConfig): LossFn<BatchTensors> {
   const tf = loadTf();
-  return (t, parts, scales) => objectiveLoss(tf, model, undefined, t, config, parts, scales);
+  return (t, parts, scales) => objectiveLoss(tf, { model }, t, objectiveSettings(config), parts, scales);
 }
 
-/** Mean token cross-entropy over non-PAD targets, with optional label smoothing. */
-export function captionLoss(tf: typeof TF, logits: TF.Tensor3D, targets: TF.Tensor2D, labelSmoothing: number): TF.Scalar {
-  const [B, T, V] = logits.shape;
-  const flat = targets.reshape([B * T]) as TF.Tensor1D;
-  const nll = softmaxCrossEntropy(tf, logits.reshape([B * T, V]), flat, labelSmoothing);
-  const mask = flat.notEqual(PAD_ID).toFloat();
-  return tf.div(tf.sum(tf.mul(nll, mask)), tf.maximum(tf.sum(mask), 1)) as TF.Scalar;
-}
-
-function mocLoss(tf: typeof TF, model: CaptionModel, encoded: Encoded, labels: TF.Tensor2D, weights: TF.Tensor2D): TF.Scalar {
-  if (!model.mocLogits) throw new Error(`moc objective: the ${model.kind} model has no MOC head`);
-  const [B, N] = labels.shape;
-  // Encoder memory holds visual positions first; tags/text follow and are not classified.
-  const all = model.mocLogits(encoded);
-  const C = all.shape[2];
-  const logits = all.slice([0, 0, 0], [B, N, C]);
-  const nll = softmaxCrossEntropy(tf, logits.reshape([B * N, C]), labels.reshape([B * N]), 0);
-  const w = weights.reshape([B * N]);
-  return tf.div(tf.sum(tf.mul(nll, w)), tf.maximum(tf.sum(w), 1)) as TF.Scalar;
+/** What of a run's config the objectives read. */
+function objectiveSettings(config: TrainConfig): ObjectiveSettings {
+  return { objectives: config.objectives, maxCaptionLen: config.data.maxCaptionLen, labelSmoothing: config.labelSmoothing ?? 0 };
 }
 
 // ------------------------------------------------------------------ validation
@@ -619,11 +452,8 @@ function disposeMap(m: Map<string, TF.Tensor>): void {
 
 // ------------------------------------------------------------------ matching head (VLM)
 
-interface MatchingHead {
+interface MatchingHead extends ContrastiveHead {
   variables(): Map<string, TF.Variable>;
-  embedImages(input: EncoderInput, training: boolean): TF.Tensor2D;
-  embedTexts(tokens: TF.Tensor2D, training: boolean): TF.Tensor2D;
-  contrastiveLoss(img: TF.Tensor2D, txt: TF.Tensor2D): TF.Scalar;
   setDropoutStep(step: number): void;
   dispose(): void;
 }
