@@ -13,9 +13,9 @@ import * as path from 'path';
 
 import type * as TF from '@tensorflow/tfjs';
 
-import { greedyDecode } from '../decode/greedy';
+import { captionImages, DECODE_PRESETS, type ImageBatch } from '../decode';
 import { evaluate } from '../metrics/evaluate';
-import { CaptionModel, EncoderInput } from '../models/types';
+import { CaptionModel } from '../models/types';
 import { LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
@@ -216,9 +216,9 @@ async function trainOpened(
   let windowSamples = 0;
   const stepsAtStart = step;
 
-  const validate = (atStep: number): void => {
+  const validate = async (atStep: number): Promise<void> => {
     if (!config.val || valImages.length === 0) return;
-    const scores = validationScores(model, vocab, options.visual, valImages, config.val.maxLen ?? 20);
+    const scores = await validationScores(model, vocab, options.visual, valImages, config.val.maxLen ?? 20);
     const line = run.log({ step: atStep, val: scores, split: path.basename(config.val.path, '.json') });
     options.onLog?.(line);
   };
@@ -276,7 +276,7 @@ async function trainOpened(
         windowStart = Date.now();
         windowSamples = 0;
       }
-      if (config.val && (step % config.val.every === 0 || step === totalSteps)) validate(step);
+      if (config.val && (step % config.val.every === 0 || step === totalSteps)) await validate(step);
       if (step % config.checkpointEvery === 0 || step === totalSteps) {
         await saveCheckpoint(
           run.dir,
@@ -340,44 +340,29 @@ function objectiveSettings(config: TrainConfig): ObjectiveSettings {
 
 // ------------------------------------------------------------------ validation
 
-/** Greedy captions for the validation images and their coco-caption scores (CIDEr, BLEU-4). */
-export function validationScores(
+/** Greedy captions for the validation images (decode.captionImages, as `cckit caption` decodes) and their coco-caption scores (CIDEr, BLEU-4). */
+export async function validationScores(
   model: CaptionModel,
   vocab: Vocabulary,
   visual: VisualProvider,
   images: readonly EvalImage[],
   maxLen: number,
   batchSize = 64,
-): Record<string, number> {
-  const captions = captionWithGreedy(model, vocab, visual, images, maxLen, batchSize);
+): Promise<Record<string, number>> {
+  function* batches(): Generator<ImageBatch> {
+    for (let i = 0; i < images.length; i += batchSize) {
+      const chunk = images.slice(i, i + batchSize);
+      const input = visual.encoderInput(
+        chunk.map((c) => c.key),
+        { wordId: (w) => vocab.idOf(w), training: false },
+      );
+      yield { ids: chunk.map((_, j) => i + j), input };
+    }
+  }
+  const captions: string[] = [];
+  for await (const p of captionImages(model, batches(), vocab, { ...DECODE_PRESETS.greedy, maxLen })) captions.push(p.caption);
   const cases = images.map((img, i) => ({ imageId: String(img.imageId), references: img.references, candidate: captions[i]! }));
   return evaluate(cases, { metrics: ['CIDEr', 'Bleu_4'] }).corpus;
-}
-
-function captionWithGreedy(
-  model: CaptionModel,
-  vocab: Vocabulary,
-  visual: VisualProvider,
-  images: readonly EvalImage[],
-  maxLen: number,
-  batchSize: number,
-): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < images.length; i += batchSize) {
-    const chunk = images.slice(i, i + batchSize);
-    const input = visual.encoderInput(
-      chunk.map((c) => c.key),
-      { wordId: (w) => vocab.idOf(w), training: false },
-    );
-    const result = greedyDecode(model, input, { maxLen });
-    disposeInput(input);
-    for (const ids of result.tokens) out.push(vocab.decode(ids));
-  }
-  return out;
-}
-
-export function disposeInput(input: EncoderInput): void {
-  for (const t of [input.visual, input.visualMask, input.geometry, input.tags, input.text]) t?.dispose();
 }
 
 // ------------------------------------------------------------------ weights
