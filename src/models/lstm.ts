@@ -24,8 +24,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { loadTf } from '../tf/backend';
-import { Params, SeededDropout } from './params';
+import { ParameterizedModel } from './params';
 import { PAD_ID } from '../text/tokens';
 import { CaptionModel, Encoded, EncoderInput } from './types';
 
@@ -61,21 +60,14 @@ export const DEFAULT_LSTM: Omit<LstmConfig, 'vocabSize' | 'visualDim'> = {
   seed: 1,
 };
 
-type Tf = typeof TF;
 
-export class LstmCaptioner implements CaptionModel {
+export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
   readonly kind = 'lstm' as const;
   readonly config: LstmConfig;
-  private readonly tf: Tf;
-  private readonly params: Params;
-  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
-  private readonly dropout: SeededDropout;
 
   constructor(config: LstmConfig) {
+    super('lstm', config.seed, { tag: 0x0d70, rate: config.dropout });
     this.config = config;
-    this.tf = loadTf();
-    this.params = new Params(this.tf, config.seed, 'lstm');
-    this.dropout = new SeededDropout(this.tf, config.seed, 0x0d70, config.dropout);
     const { hidden: h, embedding: e } = config;
     this.params.dense('visual_proj', config.visualDim, e);
     if (config.geometryDim > 0) this.params.dense('geometry_proj', config.geometryDim, e);
@@ -96,19 +88,6 @@ export class LstmCaptioner implements CaptionModel {
   /** The encoder's per-step outputs are its LSTM states. */
   get memoryWidth(): number {
     return this.config.hidden;
-  }
-
-  variables(): Map<string, TF.Variable> {
-    return this.params;
-  }
-
-  /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
-  setDropoutStep(step: number): void {
-    this.dropout.setStep(step);
-  }
-
-  dispose(): void {
-    this.params.disposeAll();
   }
 
   // ------------------------------------------------------------------ encoder

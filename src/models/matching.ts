@@ -28,9 +28,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { loadTf } from '../tf/backend';
 import { EncoderStack, LayerContext } from './layers';
-import { Params, SeededDropout } from './params';
+import { ParameterizedModel } from './params';
 import { PAD_ID } from '../text/tokens';
 import { Encoded, EncoderInput } from './types';
 
@@ -94,25 +93,19 @@ const MAX_LOGIT_SCALE = Math.log(100);
 
 type Tf = typeof TF;
 
-export class MatchingModel {
+export class MatchingModel extends ParameterizedModel {
   readonly config: MatchingConfig;
-  private readonly tf: Tf;
-  private readonly params: Params;
-  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
-  private readonly dropout: SeededDropout;
   private readonly imageEncoder: ImageEncoderFn;
   private readonly imageDim: number;
   private readonly textStack: EncoderStack;
 
   constructor(config: MatchingConfig, options: MatchingOptions = {}) {
+    super('matching', config.seed, { tag: 0x71c0, rate: config.dropout });
     if (config.dModel % config.heads !== 0) throw new Error(`matching: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
     if (options.imageEncoder && !(options.imageDim && options.imageDim > 0))
       throw new Error("matching: imageDim (the width of the shared encoder's memory) is required with imageEncoder");
     if (!(config.temperature > 0)) throw new Error(`matching: temperature must be > 0 (got ${config.temperature})`);
     this.config = config;
-    this.tf = loadTf();
-    this.params = new Params(this.tf, config.seed, 'matching');
-    this.dropout = new SeededDropout(this.tf, config.seed, 0x71c0, config.dropout);
     const d = config.dModel;
     const ctx: LayerContext = { tf: this.tf, params: this.params, dropout: this.dropout };
     if (options.imageEncoder) {
@@ -131,20 +124,6 @@ export class MatchingModel {
     this.params.dense('img_head', this.imageDim, config.embedDim);
     this.params.dense('txt_head', d, config.embedDim);
     if (config.learnTemperature) this.params.set('logit_scale', this.tf.variable(this.tf.scalar(Math.log(1 / config.temperature)), true));
-  }
-
-  /** Trainable variables of this model by stable name (not those of an external image encoder). */
-  variables(): Map<string, TF.Variable> {
-    return this.params;
-  }
-
-  /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
-  setDropoutStep(step: number): void {
-    this.dropout.setStep(step);
-  }
-
-  dispose(): void {
-    this.params.disposeAll();
   }
 
   /** The current temperature τ. */

@@ -6,6 +6,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
+import { loadTf } from '../tf/backend';
 import { seededDropout } from '../tf/fused';
 import { mixSeed } from '../util/random';
 
@@ -78,5 +79,37 @@ export class SeededDropout {
     if (!training || this.rate <= 0) return x;
     this.calls++;
     return seededDropout(this.tf, x, this.rate, mixSeed(this.stepSeed, this.calls));
+  }
+}
+
+/**
+ * The bookkeeping every model class shares: its named parameters, its seeded dropout, and the three methods
+ * the trainer calls on any model. Subclasses create their parameters in their constructors, in a fixed order
+ * (a parameter's initial values depend on its place in that order).
+ */
+export abstract class ParameterizedModel {
+  protected readonly tf: Tf;
+  protected readonly params: Params;
+  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
+  protected readonly dropout: SeededDropout;
+
+  constructor(owner: string, seed: number, dropout: { tag: number; rate: number }) {
+    this.tf = loadTf();
+    this.params = new Params(this.tf, seed, owner);
+    this.dropout = new SeededDropout(this.tf, seed, dropout.tag, dropout.rate);
+  }
+
+  /** Trainable variables by stable name (a model's own: not those of an encoder it borrows). */
+  variables(): Map<string, TF.Variable> {
+    return this.params;
+  }
+
+  /** Makes dropout masks a function of (seed, step, call order): deterministic and resumable. */
+  setDropoutStep(step: number): void {
+    this.dropout.setStep(step);
+  }
+
+  dispose(): void {
+    this.params.disposeAll();
   }
 }

@@ -20,9 +20,8 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 
-import { loadTf } from '../tf/backend';
 import { DecoderStack, EncoderStack, LayerContext } from './layers';
-import { Params, SeededDropout } from './params';
+import { ParameterizedModel } from './params';
 import { PAD_ID } from '../text/tokens';
 import { CaptionModel, Encoded, EncoderInput, StepOutput, StepState } from './types';
 
@@ -71,24 +70,17 @@ const SEGMENT_VISUAL = 0;
 const SEGMENT_TAGS = 1;
 const SEGMENT_TEXT = 2;
 
-type Tf = typeof TF;
 
-export class TransformerCaptioner implements CaptionModel {
+export class TransformerCaptioner extends ParameterizedModel implements CaptionModel {
   readonly kind = 'transformer' as const;
   readonly config: TransformerConfig;
-  private readonly tf: Tf;
-  private readonly params: Params;
-  /** Masks follow (seed, step, call order); the trainer sets the step, so resumed runs repeat them. */
-  private readonly dropout: SeededDropout;
   private readonly encoder: EncoderStack;
   private readonly decoder: DecoderStack;
 
   constructor(config: TransformerConfig) {
+    super('transformer', config.seed, { tag: 0x0d70, rate: config.dropout });
     if (config.dModel % config.heads !== 0) throw new Error(`transformer: dModel ${config.dModel} is not divisible by heads ${config.heads}`);
     this.config = config;
-    this.tf = loadTf();
-    this.params = new Params(this.tf, config.seed, 'transformer');
-    this.dropout = new SeededDropout(this.tf, config.seed, 0x0d70, config.dropout);
     const d = config.dModel;
     this.params.dense('visual_proj', config.visualDim, d);
     if (config.geometryDim > 0) this.params.dense('geometry_proj', config.geometryDim, d);
@@ -109,19 +101,6 @@ export class TransformerCaptioner implements CaptionModel {
 
   get memoryWidth(): number {
     return this.config.dModel;
-  }
-
-  variables(): Map<string, TF.Variable> {
-    return this.params;
-  }
-
-  /** Makes dropout masks a function of (seed, step, call order) — deterministic and resumable. */
-  setDropoutStep(step: number): void {
-    this.dropout.setStep(step);
-  }
-
-  dispose(): void {
-    this.params.disposeAll();
   }
 
   // ------------------------------------------------------------------ encoder
