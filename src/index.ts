@@ -36,6 +36,7 @@ export {
 } from './experiments/runner';
 export { runTable3, table3Rows, table3GroundingRows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/table3';
 export * as seeds from './experiments/seeds';
+export * as claims from './experiments/claims';
 export {
   table4Scores,
   table4Rows,

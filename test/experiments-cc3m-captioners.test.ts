@@ -7,6 +7,7 @@
  * runs the grid on the world.
  */
 import assert from 'node:assert/strict';
+import { verdictOverPairs } from '../src/experiments/claims';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -25,7 +26,6 @@ import {
   captionerTableRows,
   captionerTrainConfig,
   captionerVariants,
-  captionerVerdict,
   claimDifferences,
   conceptualTestImages,
   isGoodVerdict,
@@ -215,9 +215,9 @@ test('claims: compared pair by pair within the other two dimensions; lower-is-be
   assert.equal(mixed[0]!['the claim’s way'], '4 of 8');
   // equal T2T/RNN on the Flickr-like GOOD share: no difference is not a win
   assert.equal(table.find((c) => c.claim.startsWith('T2T is judged GOOD'))!.verdict, 'does not hold');
-  assert.equal(captionerVerdict([-0.1, 0]), 'does not hold');
-  assert.equal(captionerVerdict([]), 'not measured');
-  assert.equal(captionerVerdict([0.1, NaN]), 'not measured');
+  assert.equal(verdictOverPairs([-0.1, 0]), 'does not hold');
+  assert.equal(verdictOverPairs([]), 'not measured');
+  assert.equal(verdictOverPairs([0.1, NaN]), 'not measured');
 });
 
 test('isGoodVerdict: a present object named (by name or kind) and no absent one', () => {

@@ -32,7 +32,8 @@ import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } f
 import { captionSplit } from './evaluate';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from './recipe';
 import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from './runner';
-import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
+import { formatSpread, spread } from './seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
 import { visualFromSpec, type FeatureSpec } from './visual';
 
 export const CC3M_DEV_SPLIT = 'cc3m-dev';
@@ -337,8 +338,7 @@ export async function runTable7(recipe: Recipe, options: Table7Options = {}): Pr
 
 // ------------------------------------------------------------------ tables, claims, figure
 
-/** Text of a cell the paper-numbers file has no number for. */
-export const NO_PAPER_NUMBER = 'n/a';
+export { NO_PAPER_NUMBER };
 
 const rowOf = (r: Table7Result, label: string) => r.rows.find((x) => x.pretraining === label);
 const labelsOf = (perSeed: readonly Table7Result[]) => [...new Set(perSeed.flatMap((r) => r.rows.map((x) => x.pretraining)))];
@@ -357,14 +357,7 @@ export function table7Rows(perSeed: readonly Table7Result[]): Record<string, str
   }));
 }
 
-export interface Table7Claim {
-  claim: string;
-  paper: string;
-  'measured (per seed)': string;
-  here: Verdict;
-}
-
-const signed = (xs: readonly number[]): string => xs.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+export type Table7Claim = ClaimRow;
 
 /** Per seed, a − b in test CIDEr. */
 export function table7Differences(perSeed: readonly Table7Result[], a: string, b: string, metric: Table7Metric = 'CIDEr'): number[] {
@@ -372,16 +365,19 @@ export function table7Differences(perSeed: readonly Table7Result[], a: string, b
 }
 
 /** The claims on CC3M-like test CIDEr: each pre-training source beats none; CC12M beats CC3M. */
-export function table7Claims(perSeed: readonly Table7Result[]): Table7Claim[] {
+export function table7ClaimList(perSeed: readonly Table7Result[]): Claim[] {
   const labels = labelsOf(perSeed);
-  const claim = (a: string, b: string, text: string): Table7Claim => {
-    const d = table7Differences(perSeed, a, b);
-    return { claim: text, paper: `${NO_PAPER_NUMBER} (no Table 7 number in paper-numbers.json)`, 'measured (per seed)': signed(d), here: verdictOver(d) };
-  };
+  const claim = (a: string, b: string, text: string): Claim =>
+    claimOver(text, `${NO_PAPER_NUMBER} (no Table 7 number in paper-numbers.json)`, table7Differences(perSeed, a, b));
   const claims = labels.filter((l) => l !== 'none').map((l) => claim(l, 'none', `pre-training on ${l} beats no pre-training on CC3M-like test (CIDEr)`));
   if (labels.includes('cc3m') && labels.includes('cc12m'))
     claims.push(claim('cc12m', 'cc3m', 'CC12M pre-training beats CC3M pre-training on CC3M-like test (CIDEr)'));
   return claims;
+}
+
+/** The claims table of Table 7. */
+export function table7Claims(perSeed: readonly Table7Result[]): Table7Claim[] {
+  return claimRows(table7ClaimList(perSeed));
 }
 
 /** A plotly figure: dev and test CIDEr per pre-training source (mean over seeds, ± std). */

@@ -25,7 +25,8 @@ import { describeDecoder } from '../decode';
 import { captionSplit } from './evaluate';
 import type { PretrainSource } from './recipe';
 import { featuresOf, prepareWorldInputs, type ExperimentOptions } from './runner';
-import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
+import { formatSpread, spread } from './seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
 import type { Table3Result } from './table3';
 import { visualFromSpec } from './visual';
 
@@ -115,9 +116,6 @@ export async function cc12mTable5(result: Table3Result, options: ExperimentOptio
   return { seed: recipe.seed, rows, captioned };
 }
 
-/** Text of a cell the paper-numbers file has no number for. */
-const NO_PAPER_NUMBER = 'n/a';
-
 /** The comparison table: per row, mean ± std over seeds of each metric (×100), and the paper's (n/a: not in paper-numbers.json). */
 export function table5Rows(perSeed: readonly Table5Result[]): Record<string, string>[] {
   const labels = [...new Set(perSeed.flatMap((r) => r.rows.map((x) => x.pretraining)))];
@@ -139,46 +137,44 @@ export function table5Differences(perSeed: readonly Table5Result[], a: string, b
   );
 }
 
-export interface Table5Claim {
-  claim: string;
-  paper: string;
-  'measured (per seed)': string;
-  here: Verdict;
-}
-
-const signed = (xs: readonly number[]): string => xs.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+export type Table5Claim = ClaimRow;
 
 /**
  * The claims: pre-training on each source helps on COCO-like test (CIDEr), and — the papers' mechanism —
  * CC12M's gain over no pre-training is larger out-of-domain on nocaps than on COCO (in-domain).
  */
-export function table5Claims(perSeed: readonly Table5Result[]): Table5Claim[] {
-  const claims: Table5Claim[] = [];
+export function table5ClaimList(perSeed: readonly Table5Result[]): Claim[] {
+  const claims: Claim[] = [];
   const labels = [...new Set(perSeed.flatMap((r) => r.rows.map((x) => x.pretraining)))].filter((l) => l !== 'none');
-  for (const label of labels) {
-    const d = table5Differences(perSeed, label, 'none');
-    claims.push({
-      claim: `pre-training on ${label} beats no pre-training on COCO-like test (CIDEr)`,
-      paper: `${NO_PAPER_NUMBER} (no Table 5 number in paper-numbers.json)`,
-      'measured (per seed)': signed(d),
-      here: verdictOver(d),
-    });
-  }
+  for (const label of labels)
+    claims.push(
+      claimOver(
+        `pre-training on ${label} beats no pre-training on COCO-like test (CIDEr)`,
+        `${NO_PAPER_NUMBER} (no Table 5 number in paper-numbers.json)`,
+        table5Differences(perSeed, label, 'none'),
+      ),
+    );
   if (labels.includes('cc12m')) {
     const gapOf = (r: Table5Result, pick: (x: Table5Row) => number) => {
       const a = r.rows.find((x) => x.pretraining === 'cc12m');
       const b = r.rows.find((x) => x.pretraining === 'none');
       return a && b ? pick(a) - pick(b) : NaN;
     };
-    const d = perSeed.map((r) => gapOf(r, (x) => x.nocapsOut) - gapOf(r, (x) => x.scores.CIDEr));
-    claims.push({
-      claim: "CC12M's CIDEr gain over no pre-training is larger on nocaps out-of-domain than on COCO-like test",
-      paper: "the gain is mostly out-of-domain (paper-numbers.json's note on CC12M Table 3)",
-      'measured (per seed)': `out gain − COCO gain: ${signed(d)}`,
-      here: verdictOver(d),
-    });
+    claims.push(
+      claimOver(
+        "CC12M's CIDEr gain over no pre-training is larger on nocaps out-of-domain than on COCO-like test",
+        "the gain is mostly out-of-domain (paper-numbers.json's note on CC12M Table 3)",
+        perSeed.map((r) => gapOf(r, (x) => x.nocapsOut) - gapOf(r, (x) => x.scores.CIDEr)),
+        { measuredAs: 'out gain − COCO gain: ' },
+      ),
+    );
   }
   return claims;
+}
+
+/** The claims table of Table 5. */
+export function table5Claims(perSeed: readonly Table5Result[]): Table5Claim[] {
+  return claimRows(table5ClaimList(perSeed));
 }
 
 /**

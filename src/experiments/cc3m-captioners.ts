@@ -43,6 +43,7 @@ import { decodeSplit } from './evaluate';
 import { RECIPES, type Recipe } from './recipe';
 import { prepareWorldInputs, reportToParent, runJobInWorker } from './runner';
 import { formatSpread, spread } from './seeds';
+import { NO_PAPER_NUMBER, verdictOverPairs, type Claim } from './claims';
 import { visualFromSpec, type FeatureSpec } from './visual';
 
 export const CAPTIONER_MODELS = ['RNN', 'T2T'] as const;
@@ -450,8 +451,7 @@ export async function runCc3mCaptioners(recipe: Cc3mCaptionerRecipe, options: Ca
 
 // ------------------------------------------------------------------ tables, paper numbers, claims
 
-/** Shown where paper-numbers.json has no number for a cell. */
-export const NO_PAPER_NUMBER = 'n/a';
+export { NO_PAPER_NUMBER };
 
 /** The paper's value of one cell (its scale: CIDEr 1.044, ROUGE-L 0.698), or undefined when the file has none. */
 export function captionerPaper(table: CaptionerTable, label: string, metric: string): number | undefined {
@@ -641,18 +641,6 @@ export function claimDifferences(results: readonly CaptionerResult[], spec: Capt
 
 const CAPTIONER_DIMENSIONS = ['model', 'features', 'training'] as const;
 
-export type CaptionerVerdict = 'holds' | 'partly' | 'does not hold' | 'not measured';
-
-/**
- * Holds when every compared pair on every seed goes the claim's way, does not hold when none does (a tie is
- * not the claim's way), and holds partly otherwise (the count says how far).
- */
-export function captionerVerdict(differences: readonly number[]): CaptionerVerdict {
-  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
-  const ahead = differences.filter((d) => d > 0).length;
-  return ahead === differences.length ? 'holds' : ahead === 0 ? 'does not hold' : 'partly';
-}
-
 /** The claims table: claim, where the paper shows it, the measured differences, how many go the claim's way, verdict. */
 export function captionerClaims(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Record<string, string>[] {
   return specs.map((spec) => {
@@ -667,8 +655,16 @@ export function captionerClaims(results: readonly CaptionerResult[], specs: read
       here: [...byPair].map(([pair, ds]) => `${pair}: ${ds.map(scale).join(' / ')}`).join('; '),
       'the claim’s way': `${diffs.filter((d) => d.difference > 0).length} of ${diffs.length}`,
       measure: `${measure} on ${spec.test}-like${spec.better === 'lower' ? ' (lower is better; sign flipped)' : ''}`,
-      verdict: captionerVerdict(diffs.map((d) => d.difference)),
+      verdict: verdictOverPairs(diffs.map((d) => d.difference)),
     };
+  });
+}
+
+/** The claims with their numbers (every compared pair on every seed, ×100, > 0 the claim's way), for claimsFigure. */
+export function captionerClaimList(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Claim[] {
+  return specs.map((spec) => {
+    const differences = claimDifferences(results, spec).map((d) => 100 * d.difference);
+    return { claim: spec.claim, paper: spec.source, differences, verdict: verdictOverPairs(differences) };
   });
 }
 

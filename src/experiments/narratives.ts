@@ -52,7 +52,8 @@ import {
   type ResultRow,
   type Variant,
 } from './runner';
-import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
+import { formatSpread, spread } from './seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
 import { visualFromSpec, type FeatureSpec } from './visual';
 
 /** The paper's maximum caption length for narratives (paper-numbers.json: model.max_len_narratives). */
@@ -395,8 +396,7 @@ function inWorker(job: Job, options: ExperimentOptions): Promise<JobResult> {
 
 // ------------------------------------------------------------------ tables, claims, figure
 
-/** Text of a cell the paper-numbers file has no number for. */
-export const NO_PAPER_NUMBER = 'n/a';
+export { NO_PAPER_NUMBER };
 
 /** The paper's Table 10 nocaps-val overall CIDEr of a row (none: Table 3's no-pre-training row). */
 export function table10Paper(label: string): string {
@@ -444,39 +444,31 @@ export function table6Rows(perSeed: readonly NarrativesResult[]): Record<string,
   }));
 }
 
-export interface NarrativesClaim {
-  table: string;
-  claim: string;
-  paper: string;
-  'measured (per seed)': string;
-  here: Verdict;
-}
-
-const signed = (xs: readonly number[]): string => xs.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+export type NarrativesClaim = ClaimRow & { table: string };
 
 /**
  * The claims, each a per-seed difference judged by `verdictOver`. Table 10 (nocaps val overall CIDEr):
  * narratives as pre-training beat none, trail CC3M, trail CC12M. Table 6 (held-out narratives CIDEr):
  * CC3M and CC12M pre-training beat none; CC12M beats CC3M.
  */
-export function narrativesClaims(perSeed: readonly NarrativesResult[]): NarrativesClaim[] {
+export function narrativesClaimList(perSeed: readonly NarrativesResult[]): Claim[] {
   const overall = (r: NarrativesResult, label: string) => rowOf(r, label)?.finetuned.overall ?? NaN;
   const cider = (r: NarrativesResult, init: string) => r.table6.find((x) => x.init === init)?.scores.CIDEr ?? NaN;
-  const t10 = (a: string, b: string, claim: string) => {
-    const d = perSeed.map((r) => overall(r, a) - overall(r, b));
-    return { table: 'Table 10', claim, paper: `${table10Paper(a)} vs ${table10Paper(b)}`, 'measured (per seed)': signed(d), here: verdictOver(d) };
-  };
-  const t6 = (a: string, b: string, claim: string) => {
-    const d = perSeed.map((r) => cider(r, a) - cider(r, b));
-    return {
-      table: 'Table 6',
+  const t10 = (a: string, b: string, claim: string) =>
+    claimOver(
       claim,
-      paper: `${NO_PAPER_NUMBER} (no Table 6 number in paper-numbers.json)`,
-      'measured (per seed)': signed(d),
-      here: verdictOver(d),
-    };
-  };
-  const claims: NarrativesClaim[] = [
+      `${table10Paper(a)} vs ${table10Paper(b)}`,
+      perSeed.map((r) => overall(r, a) - overall(r, b)),
+      { columns: { table: 'Table 10' } },
+    );
+  const t6 = (a: string, b: string, claim: string) =>
+    claimOver(
+      claim,
+      `${NO_PAPER_NUMBER} (no Table 6 number in paper-numbers.json)`,
+      perSeed.map((r) => cider(r, a) - cider(r, b)),
+      { columns: { table: 'Table 6' } },
+    );
+  const claims: Claim[] = [
     t10('narratives', 'none', 'narratives as pre-training beat no pre-training on nocaps (overall CIDEr)'),
     t10('cc3m', 'narratives', 'CC3M beats narratives as pre-training on nocaps'),
     t10('cc12m', 'narratives', 'CC12M beats narratives as pre-training on nocaps'),
@@ -486,6 +478,11 @@ export function narrativesClaims(perSeed: readonly NarrativesResult[]): Narrativ
   if (inits.has('none') && inits.has('cc12m')) claims.push(t6('cc12m', 'none', 'pre-training on CC12M helps captioning narratives (CIDEr)'));
   if (inits.has('cc3m') && inits.has('cc12m')) claims.push(t6('cc12m', 'cc3m', 'CC12M pre-training beats CC3M pre-training on narratives (CIDEr)'));
   return claims;
+}
+
+/** The claims table of Tables 6 and 10. */
+export function narrativesClaims(perSeed: readonly NarrativesResult[]): NarrativesClaim[] {
+  return claimRows(narrativesClaimList(perSeed)).map((row) => ({ ...row, table: row.table ?? '' }));
 }
 
 /** A plotly figure: Table 10's nocaps-val overall CIDEr per pre-training source, measured (mean ± std) beside the paper's. */

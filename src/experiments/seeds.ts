@@ -31,19 +31,7 @@ export function formatSpread(s: Spread): string {
   return s.values.length > 1 ? `${s.mean.toFixed(1)} ± ${s.std.toFixed(1)}` : s.mean.toFixed(1);
 }
 
-export type Verdict = 'holds' | 'within noise' | 'does not hold' | 'not measured';
-
-/**
- * A claim "A > B" over seeds, from the per-seed differences A − B: it holds when A is ahead on every
- * seed, does not hold when it is behind on every seed, and is within noise when the seeds disagree.
- * With one seed this is a single run's sign, and says so by being one value.
- */
-export function verdictOver(differences: readonly number[]): Verdict {
-  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
-  if (differences.every((d) => d > 0)) return 'holds';
-  if (differences.every((d) => d < 0)) return 'does not hold';
-  return 'within noise';
-}
+export { verdictOver, type Verdict } from './claims';
 
 /** Runs `run` for each seed in turn (each seed's runs are cached, so a rerun only reads them). */
 export async function overSeeds<T>(seeds: readonly number[], run: (seed: number) => Promise<T>, say?: (line: string) => void): Promise<T[]> {

@@ -24,7 +24,8 @@ import { predictionSplits, readPredictions } from '../runs/layout';
 import { listCheckpoints } from '../train/checkpoint';
 import type { PretrainSource } from './recipe';
 import type { Scores } from './runner';
-import { DOMAIN_KEYS, formatSpread, spread, verdictOver, type Verdict } from './seeds';
+import { DOMAIN_KEYS, formatSpread, spread } from './seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type ClaimRow, type RankAgreement } from './claims';
 import type { Table3Result } from './table3';
 
 export const TABLE4_SPLITS = ['val', 'test'] as const;
@@ -132,8 +133,7 @@ export function table4Paper(pretraining: string, split: Table4Split, domain: Dom
   return paperNumbers().cc12m.table3_nocaps_val_overall_cider.finetuned_on_coco[pretraining];
 }
 
-/** Text of a cell the paper-numbers file has no number for. */
-export const NO_PAPER_NUMBER = 'n/a';
+export { NO_PAPER_NUMBER };
 
 /** Column name of one domain and metric ("out SPICE"). */
 const column = (d: DomainKey, m: Table4Metric): string => `${d} ${m}`;
@@ -203,37 +203,7 @@ export function table4Differences(
   });
 }
 
-/** How far two scorings order the same rows alike: over every pair of rows, how many both put the same way round. */
-export interface RankAgreement {
-  pairs: number;
-  agreeing: number;
-  /** Kendall's τ-a: (agreeing − disagreeing) / pairs (a tie on either side counts as neither). */
-  tau: number;
-}
-
-/** Do `x` and `y` (one value per row, same order) rank the rows alike? */
-export function rankAgreement(x: readonly number[], y: readonly number[]): RankAgreement {
-  if (x.length !== y.length) throw new Error(`rankAgreement: ${x.length} values against ${y.length}`);
-  let pairs = 0;
-  let agreeing = 0;
-  let disagreeing = 0;
-  for (let i = 0; i < x.length; i++)
-    for (let j = i + 1; j < x.length; j++) {
-      pairs++;
-      const s = Math.sign(x[i]! - x[j]!) * Math.sign(y[i]! - y[j]!);
-      if (s > 0) agreeing++;
-      else if (s < 0) disagreeing++;
-    }
-  return { pairs, agreeing, tau: pairs === 0 ? NaN : (agreeing - disagreeing) / pairs };
-}
-
-/** A ranking claim over seeds: holds when every pair agrees on every seed, does not hold when τ ≤ 0 on every seed. */
-export function rankVerdict(perSeed: readonly RankAgreement[]): Verdict | 'partly' {
-  if (perSeed.length === 0 || perSeed.some((a) => !Number.isFinite(a.tau))) return 'not measured';
-  if (perSeed.every((a) => a.agreeing === a.pairs)) return 'holds';
-  if (perSeed.every((a) => a.tau <= 0)) return 'does not hold';
-  return 'partly';
-}
+export { rankAgreement, rankVerdict, type RankAgreement };
 
 /** Per seed, whether `a` and `b` (split, domain, metric each) rank the seed's rows alike. */
 export function table4RankAgreement(
@@ -249,21 +219,14 @@ export function table4RankAgreement(
   );
 }
 
-export interface Table4Claim {
-  claim: string;
-  paper: string;
-  'measured (per seed)': string;
-  here: Verdict | 'partly';
-}
-
-const signed = (xs: readonly number[]): string => xs.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+export type Table4Claim = ClaimRow;
 
 /**
  * The claims checked against the measured Table 4, verdicts computed over the seeds (src/experiments/
  * seeds.ts: "holds" when the difference has the claimed sign on every seed). The paper column gives
  * the paper's numbers behind a claim where paper-numbers.json has them, and says so where it has none.
  */
-export function table4Claims(perSeed: readonly Table4Result[]): Table4Claim[] {
+export function table4ClaimList(perSeed: readonly Table4Result[]): Claim[] {
   const P = paperNumbers().cc12m.table3_nocaps_val_overall_cider.finetuned_on_coco;
   const noTest = 'test cells not in paper-numbers.json';
   const noSpice = 'no SPICE in paper-numbers.json';
@@ -274,18 +237,8 @@ export function table4Claims(perSeed: readonly Table4Result[]): Table4Claim[] {
     D('cc12m', 'cc3m', split, 'out', metric).map(
       (o, i) => o - Math.max(D('cc12m', 'cc3m', split, 'in', metric)[i]!, D('cc12m', 'cc3m', split, 'near', metric)[i]!),
     );
-  const diff = (claim: string, paper: string, diffs: number[]): Table4Claim => ({
-    claim,
-    paper,
-    'measured (per seed)': signed(diffs),
-    here: verdictOver(diffs),
-  });
-  const rank = (claim: string, paper: string, agreement: RankAgreement[]): Table4Claim => ({
-    claim,
-    paper,
-    'measured (per seed)': agreement.map((a) => `${a.agreeing}/${a.pairs} pairs, τ ${a.tau.toFixed(2)}`).join('; '),
-    here: rankVerdict(agreement),
-  });
+  const diff = (claim: string, paper: string, diffs: number[]): Claim => claimOver(claim, paper, diffs);
+  const rank = rankClaim;
   const both = (split: Table4Split, domain: DomainKey) => table4RankAgreement(perSeed, { split, domain, metric: 'CIDEr' }, { split, domain, metric: 'SPICE' });
   return [
     diff('test: CC12M beats CC3M (overall CIDEr)', `val: ${P.cc12m} vs ${P.cc3m} (Table 3); ${noTest}`, D('cc12m', 'cc3m', 'test')),
@@ -309,6 +262,11 @@ export function table4Claims(perSeed: readonly Table4Result[]): Table4Claim[] {
       table4RankAgreement(perSeed, { split: 'val', domain: 'overall', metric: 'CIDEr' }, { split: 'test', domain: 'overall', metric: 'CIDEr' }),
     ),
   ];
+}
+
+/** The claims table of Table 4. */
+export function table4Claims(perSeed: readonly Table4Result[]): Table4Claim[] {
+  return claimRows(table4ClaimList(perSeed));
 }
 
 /** A plotly figure (the shape src/notebook's show.plot takes). */

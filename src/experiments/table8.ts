@@ -42,7 +42,8 @@ import { mixSeed, seededRandom, shuffled } from '../util/random';
 import type { WorldPresetName } from '../world/splits';
 import { RECIPES, TABLE3_SOURCES, type PretrainSource } from './recipe';
 import { prepareWorldInputs, type ExperimentOptions } from './runner';
-import { formatSpread, spread, verdictOver, type Verdict } from './seeds';
+import { formatSpread, spread } from './seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
 import { visualFromSpec, type FeatureSpec } from './visual';
 
 /** One training stage of the matching model: Adam, linear warm-up then linear decay, clipping. */
@@ -518,7 +519,7 @@ export const TABLE8_KS = ['R@1', 'R@5', 'R@10'] as const;
 const DIRECTION_NAME: Record<Table8Direction, string> = { imageToText: 'image→text', textToImage: 'text→image' };
 
 /** Text of a cell the paper-numbers file has no number for. */
-export const TABLE8_NO_PAPER = 'n/a';
+export const TABLE8_NO_PAPER = NO_PAPER_NUMBER;
 
 /**
  * The paper's number for a cell, from notebooks/paper-numbers.json; undefined where it has none. The
@@ -569,14 +570,7 @@ export function table8Rows(perSeed: readonly Table8Result[]): Record<string, str
   return out;
 }
 
-export interface Table8Claim {
-  claim: string;
-  paper: string;
-  'measured (per seed)': string;
-  here: Verdict;
-}
-
-const signed = (xs: readonly number[]): string => xs.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+export type Table8Claim = ClaimRow;
 
 /** Per seed, A − B of one setting, direction and K. */
 export function table8Differences(
@@ -594,29 +588,21 @@ export function table8Differences(
   });
 }
 
-/** A claim "A ≥ B" over seeds: holds when A − B ≥ 0 on every seed, does not hold when it is < 0 on every seed. */
-function verdictAtLeast(differences: readonly number[]): Verdict {
-  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
-  if (differences.every((d) => d >= 0)) return 'holds';
-  if (differences.every((d) => d < 0)) return 'does not hold';
-  return 'within noise';
-}
-
 /**
  * Table 8's claims, verdicts computed over the seeds (seeds.ts: "holds" when the difference has the
  * claimed sign on every seed). R@1 is text→image (the paper's image retrieval), each claim also
  * checked image→text.
  */
-export function table8Claims(perSeed: readonly Table8Result[]): Table8Claim[] {
+export function table8ClaimList(perSeed: readonly Table8Result[]): Claim[] {
   const P = (row: string) => table8Paper(row, 'finetuned', 'textToImage', 'R@1');
   const p = (a: string, b: string) => {
     const pa = P(a);
     const pb = P(b);
     return pa === undefined || pb === undefined ? `${TABLE8_NO_PAPER} in paper-numbers.json` : `${pa.toFixed(1)} vs ${pb.toFixed(1)}`;
   };
-  const out: Table8Claim[] = [];
+  const out: Claim[] = [];
   const diff = (claim: string, paper: string, diffs: number[], atLeast = false): void => {
-    out.push({ claim, paper, 'measured (per seed)': signed(diffs), here: atLeast ? verdictAtLeast(diffs) : verdictOver(diffs) });
+    out.push(claimOver(claim, paper, diffs, { atLeast }));
   };
   for (const d of TABLE8_DIRECTIONS) {
     const dir = DIRECTION_NAME[d];
@@ -640,6 +626,11 @@ export function table8Claims(perSeed: readonly Table8Result[]): Table8Claim[] {
     }),
   );
   return out;
+}
+
+/** The claims table of Table 8. */
+export function table8Claims(perSeed: readonly Table8Result[]): Table8Claim[] {
+  return claimRows(table8ClaimList(perSeed));
 }
 
 /**

@@ -227,10 +227,10 @@ export function objectiveLoss(
   for (const name of ORDER) {
     const weight = objective(name).weight(settings.objectives);
     if (weight === undefined) continue;
-    let loss = objective(name).loss(tf, models, tensors, settings);
-    if (!loss) continue;
+    const mean = objective(name).loss(tf, models, tensors, settings);
+    if (!mean) continue;
     const scale = scales?.[name];
-    if (scale !== undefined) loss = loss.mul(scale);
+    const loss: TF.Scalar = scale !== undefined ? mean.mul(scale) : mean;
     parts[name] = tf.keep(loss.clone());
     total = total.add(loss.mul(weight));
   }

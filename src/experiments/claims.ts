@@ -1,0 +1,223 @@
+/**
+ * The papers' claims as every table checks them: one verdict vocabulary, the rules that compute a verdict from
+ * the numbers, the claims table's columns, a one-line summary and a forest plot. A verdict's words come from
+ * its numbers only.
+ *
+ * A claim is "A beats B" (or "A is at least B") measured as per-seed differences A − B, so > 0 is the claim's
+ * way; a claim over several compared pairs (CC3M Tables 4–7: each model and feature pairing) or over rankings
+ * (Table 4) counts how many go the claim's way.
+ */
+/**
+ * - holds: every seed (and every compared pair) goes the claim's way;
+ * - does not hold: none does;
+ * - within noise: the seeds of one comparison disagree in sign;
+ * - partly: several comparisons, some the claim's way on every seed and some not (the count says how many);
+ * - not measured: a number is missing.
+ */
+export type Verdict = 'holds' | 'within noise' | 'partly' | 'does not hold' | 'not measured';
+
+export const VERDICTS: readonly Verdict[] = ['holds', 'within noise', 'partly', 'does not hold', 'not measured'];
+
+/** Text of a cell the paper-numbers file has no number for. */
+export const NO_PAPER_NUMBER = 'n/a';
+
+/**
+ * A claim "A > B" over seeds, from the per-seed differences A − B: it holds when A is ahead on every seed, does
+ * not hold when it is behind on every seed, and is within noise when the seeds disagree. `atLeast` reads the
+ * claim as "A ≥ B" (a tie goes the claim's way). With one seed this is a single run's sign.
+ */
+export function verdictOver(differences: readonly number[], options: { atLeast?: boolean } = {}): Verdict {
+  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
+  if (differences.every((d) => (options.atLeast ? d >= 0 : d > 0))) return 'holds';
+  if (differences.every((d) => d < 0)) return 'does not hold';
+  return 'within noise';
+}
+
+/**
+ * A claim over several compared pairs on several seeds (all differences signed so > 0 is the claim's way): holds
+ * when every one goes the claim's way, does not hold when none does (a tie is not the claim's way), partly otherwise.
+ */
+export function verdictOverPairs(differences: readonly number[]): Verdict {
+  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
+  const ahead = differences.filter((d) => d > 0).length;
+  return ahead === differences.length ? 'holds' : ahead === 0 ? 'does not hold' : 'partly';
+}
+
+/** How far two scorings order the same rows alike: over every pair of rows, how many both put the same way round. */
+export interface RankAgreement {
+  pairs: number;
+  agreeing: number;
+  /** Kendall's τ-a: (agreeing − disagreeing) / pairs (a tie on either side counts as neither). */
+  tau: number;
+}
+
+/** Do `x` and `y` (one value per row, same order) rank the rows alike? */
+export function rankAgreement(x: readonly number[], y: readonly number[]): RankAgreement {
+  if (x.length !== y.length) throw new Error(`rankAgreement: ${x.length} values against ${y.length}`);
+  let pairs = 0;
+  let agreeing = 0;
+  let disagreeing = 0;
+  for (let i = 0; i < x.length; i++)
+    for (let j = i + 1; j < x.length; j++) {
+      pairs++;
+      const s = Math.sign(x[i]! - x[j]!) * Math.sign(y[i]! - y[j]!);
+      if (s > 0) agreeing++;
+      else if (s < 0) disagreeing++;
+    }
+  return { pairs, agreeing, tau: pairs === 0 ? NaN : (agreeing - disagreeing) / pairs };
+}
+
+/** A ranking claim over seeds: holds when every pair agrees on every seed, does not hold when τ ≤ 0 on every seed. */
+export function rankVerdict(perSeed: readonly RankAgreement[]): Verdict {
+  if (perSeed.length === 0 || perSeed.some((a) => !Number.isFinite(a.tau))) return 'not measured';
+  if (perSeed.every((a) => a.agreeing === a.pairs)) return 'holds';
+  if (perSeed.every((a) => a.tau <= 0)) return 'does not hold';
+  return 'partly';
+}
+
+/** A ranking claim over seeds: the forest plot draws τ per seed (> 0: ranked alike more often than not). */
+export function rankClaim(claim: string, paper: string, agreement: readonly RankAgreement[]): Claim {
+  return {
+    claim,
+    paper,
+    differences: agreement.map((a) => a.tau),
+    verdict: rankVerdict(agreement),
+    measured: agreement.map((a) => `${a.agreeing}/${a.pairs} pairs, τ ${a.tau.toFixed(2)}`).join('; '),
+  };
+}
+
+/** "+5.0, -2.0, —": per-seed values with their sign, one decimal; — where not measured. */
+export function signedValues(values: readonly number[]): string {
+  return values.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+}
+
+/** A claim with its numbers: what the claims table shows and the forest plot draws. */
+export interface Claim {
+  claim: string;
+  /** What the paper says or shows (its numbers, or NO_PAPER_NUMBER and why). */
+  paper: string;
+  /** Per-seed differences, > 0 the claim's way. */
+  differences: number[];
+  verdict: Verdict;
+  /** Text before the differences in the table ("out gain − COCO gain: "). */
+  measuredAs?: string;
+  /** The table's text instead of the differences (a ranking claim: its pairs and τ per seed). */
+  measured?: string;
+  /** Extra leading columns of the table row ({ table: 'Table 10' }). */
+  columns?: Record<string, string>;
+}
+
+/** A claim "A − B > 0" (or ≥ 0) over seeds, its verdict computed from the differences. */
+export function claimOver(
+  claim: string,
+  paper: string,
+  differences: number[],
+  options: { atLeast?: boolean; measuredAs?: string; columns?: Record<string, string> } = {},
+): Claim {
+  return {
+    claim,
+    paper,
+    differences,
+    verdict: verdictOver(differences, options),
+    ...(options.measuredAs ? { measuredAs: options.measuredAs } : {}),
+    ...(options.columns ? { columns: options.columns } : {}),
+  };
+}
+
+/** The claims table row: claim, paper, the per-seed differences, the verdict ("here"). */
+export interface ClaimRow {
+  claim: string;
+  paper: string;
+  'measured (per seed)': string;
+  here: Verdict;
+}
+
+export function claimRows(claims: readonly Claim[]): (ClaimRow & Record<string, string>)[] {
+  return claims.map((c) => ({
+    ...c.columns,
+    claim: c.claim,
+    paper: c.paper,
+    'measured (per seed)': c.measured ?? `${c.measuredAs ?? ''}${signedValues(c.differences)}`,
+    here: c.verdict,
+  }));
+}
+
+/** "5 of 11 claims hold on every seed; 3 within seed noise; 3 do not hold." — only the verdicts that occur after "hold". */
+export function claimsSummary(verdicts: readonly Verdict[], seeds: number): string {
+  const count = (v: Verdict) => verdicts.filter((x) => x === v).length;
+  const parts = [`${count('holds')} of ${verdicts.length} claims hold${seeds > 1 ? ' on every seed' : ''}`];
+  if (count('within noise')) parts.push(`${count('within noise')} within seed noise`);
+  if (count('partly')) parts.push(`${count('partly')} partly`);
+  parts.push(`${count('does not hold')} do not hold`);
+  if (count('not measured')) parts.push(`${count('not measured')} not measured`);
+  return `${parts.join('; ')}.`;
+}
+
+const VERDICT_COLOURS: Record<Verdict, string> = {
+  holds: '#2a9d4b',
+  'within noise': '#c9a227',
+  partly: '#c9a227',
+  'does not hold': '#c0392b',
+  'not measured': '#888888',
+};
+
+/**
+ * A forest plot of claims: one row per claim, each seed's difference a point, the mean with its spread (± one
+ * sample standard deviation) a bar, zero marked, the claim's way to the right; colours by verdict. The eye reads
+ * "holds / noise / does not hold" faster than the table beside it.
+ */
+export function claimsFigure(claims: readonly Claim[], options: { title?: string; unit?: string } = {}): { data: object[]; layout: object } {
+  const rows = claims.map((c, i) => ({ ...c, y: claims.length - i }));
+  const mean = (xs: number[]) => {
+    const finite = xs.filter(Number.isFinite);
+    const m = finite.reduce((s, x) => s + x, 0) / Math.max(1, finite.length);
+    const sd = finite.length > 1 ? Math.sqrt(finite.reduce((s, x) => s + (x - m) ** 2, 0) / (finite.length - 1)) : 0;
+    return { mean: finite.length ? m : NaN, std: sd };
+  };
+  const data: object[] = [];
+  for (const verdict of VERDICTS) {
+    const group = rows.filter((r) => r.verdict === verdict);
+    if (group.length === 0) continue;
+    const stats = group.map((r) => mean(r.differences));
+    data.push({
+      type: 'scatter',
+      mode: 'markers',
+      name: `${verdict} (mean ± std)`,
+      x: stats.map((s) => (Number.isFinite(s.mean) ? Number(s.mean.toFixed(2)) : null)),
+      y: group.map((r) => r.y),
+      error_x: { type: 'data', array: stats.map((s) => Number(s.std.toFixed(2))), visible: true },
+      marker: { symbol: 'diamond', size: 11, color: VERDICT_COLOURS[verdict] },
+      text: group.map((r) => r.claim),
+      hovertemplate: '%{text}<br>mean %{x}<extra></extra>',
+    });
+    data.push({
+      type: 'scatter',
+      mode: 'markers',
+      name: `${verdict}: each seed`,
+      showlegend: false,
+      x: group.flatMap((r) => r.differences.map((d) => (Number.isFinite(d) ? Number(d.toFixed(2)) : null))),
+      y: group.flatMap((r) => r.differences.map(() => r.y)),
+      marker: { symbol: 'circle-open', size: 8, color: VERDICT_COLOURS[verdict] },
+      hoverinfo: 'x',
+    });
+  }
+  return {
+    data,
+    layout: {
+      title: { text: options.title ?? 'The claims: per-seed differences (the claim’s way to the right of 0)' },
+      xaxis: { title: { text: `difference A − B${options.unit ? ` (${options.unit})` : ''}` }, zeroline: true, zerolinewidth: 2, zerolinecolor: '#444' },
+      yaxis: {
+        tickmode: 'array',
+        tickvals: rows.map((r) => r.y),
+        ticktext: rows.map((r) => (r.claim.length > 60 ? `${r.claim.slice(0, 58)}…` : r.claim)),
+        automargin: true,
+        range: [0.4, claims.length + 0.6],
+      },
+      annotations: [
+        { xref: 'x', yref: 'paper', x: 0, y: 1.02, text: 'the claim’s way →', showarrow: false, xanchor: 'left', font: { size: 11, color: '#444' } },
+      ],
+      height: Math.max(260, 60 + 34 * claims.length),
+      margin: { l: 20, r: 20, t: 60, b: 50 },
+    },
+  };
+}
