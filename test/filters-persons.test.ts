@@ -143,9 +143,10 @@ test('persons-real.tsv: 1,208 labelled lines from the two Debian packages, 107 n
   assert.ok(held > 0.27 * rows.length && held < 0.33 * rows.length, `${held} held out`);
 });
 
-for (const [part, select] of [
-  ['all lines', (_: Labelled) => true],
-  ['held-out lines', (r: Labelled) => heldOut(r.text)],
+for (const [part, select, spanRecallFloor] of [
+  ['all lines', (_: Labelled) => true, 0.95],
+  ['held-out lines', (r: Labelled) => heldOut(r.text), 0.9],
+  ['in-sample lines', (r: Labelled) => !heldOut(r.text), 0.95],
 ] as const) {
   test(`findPersons on real captions (${part}): precision ≥ 0.95 (span and token level), recall ≥ 0.95 (token level)`, (t) => {
     const s = score(rows.filter(select));
@@ -156,10 +157,12 @@ for (const [part, select] of [
     assert.ok(s.spanPrecision >= 0.95, `span precision ${f(s.spanPrecision)}; wrong: ${s.wrong.join('; ')}`);
     assert.ok(s.tokenPrecision >= 0.95, `token precision ${f(s.tokenPrecision)}`);
     assert.ok(s.tokenRecall >= 0.95, `token recall ${f(s.tokenRecall)}`);
-    // Span recall is short of 0.95 (0.935 on all lines, 0.92 on the held-out ones): the misses are names glued to
-    // words in other languages in one author's titles ("Pinzatrice Rollandin", "Bibliografia Francesco
-    // Rollandin") and names no list or dictionary has ("Future Beckham", "For Luba"). The floor keeps what is reached.
-    assert.ok(s.spanRecall >= 0.9, `span recall ${f(s.spanRecall)}; missed: ${s.missed.join('; ')}`);
+    // Span recall: 0.953 on all lines, 0.963 in-sample, 0.92 on the held-out ones (23 of 25; unchanged by the two
+    // rules that lifted the in-sample part, an undotted letter opening a title and a given name starting a name
+    // after a title's word). The misses are an author's surname after an Italian word in his titles ("Coccinella
+    // Rollandin", "Pinzatrice Rollandin", "Rilievo Rollandin") and names no list or dictionary has ("Future
+    // Beckham", "For Luba"); no rule for any English alt-text tells these from "Stara Ksiega" or "Gattina Cat".
+    assert.ok(s.spanRecall >= spanRecallFloor, `span recall ${f(s.spanRecall)}; missed: ${s.missed.join('; ')}`);
   });
 }
 
@@ -210,4 +213,20 @@ test('findPersons: suffixes, possessives, people WordNet knows', () => {
   assert.deepEqual(names('a portrait of Beethoven'), ['Beethoven']);
   assert.deepEqual(names('Carnegie Library Building'), []);
   assert.deepEqual(names('Architetto Francesco Rollandin'), ['Francesco Rollandin']);
+});
+
+test('findPersons: where a name starts in a title-case run', () => {
+  const names = (caption: string): string[] => findPersons(caption).map((p) => p.text);
+  // a capital letter without a full stop opening a title labels it; an initial has its full stop
+  assert.deepEqual(names('C Rollandin Francesco'), ['Rollandin Francesco']);
+  assert.deepEqual(names('Clipart by Jon A. Cruz - United States - California'), ['Jon A. Cruz']);
+  assert.deepEqual(names('No U Turn Sign'), []);
+  // a given name and a surname start the name; the title's word before them is not part of it
+  assert.deepEqual(names('Bibliografia Francesco Rollandin'), ['Francesco Rollandin']);
+  // but after a cue the whole run is the name, and a word before the given name that is a name part stays
+  assert.deepEqual(names('Clipart by Celso Emilio Ferreiro - Anarchist'), ['Celso Emilio Ferreiro']);
+  assert.deepEqual(names('A photo of Mary Ann Smith at home'), ['Mary Ann Smith']);
+  assert.deepEqual(names('Lee Harvey Oswald'), ['Lee Harvey Oswald']);
+  // moving the start never makes a name of a run that was none ("Christian" is a given name)
+  assert.deepEqual(names('Trefoil (Architectural El;ement, also a Trinitarian Christian Symbol)'), []);
 });

@@ -766,6 +766,27 @@ function hasNounSense(word: string): boolean {
   return v;
 }
 
+/**
+ * Where a name starts in a capitalised run [a, b) that no cue introduces: at a given name followed by a
+ * surname when no word before it is a name part ("Bibliografia Francesco Rollandin": a title's word in title
+ * case, not a name). a stays when a word before the given name can be one (a given name: "Mary Ann Smith"; an
+ * initial; a particle; a surname WordNet or the list knows) or when a given name follows it (surname first:
+ * "Rollandin Francesco Maria"). After a cue the run is a name from its start ("by Celso Emilio Ferreiro").
+ */
+function givenNameStart(tokens: readonly Token[], a: number, b: number): number {
+  for (let p = a + 1; p + 1 < b; p++) {
+    const at = tokens[p]!;
+    const next = tokens[p + 1]!;
+    if (!isGivenName(at.key) || !next.cap || PARTICLES.has(next.key) || isGivenName(next.key) || isCommonGivenName(next.key)) continue;
+    const before = tokens.slice(a, p);
+    const namePart = (u: Token): boolean =>
+      u.initial || u.abbrev || PARTICLES.has(u.key) || isGivenName(u.key) || isCommonGivenName(u.key) || surnameLike(u.key) || NAME_SUFFIXES.has(u.key);
+    if (before.some(namePart)) return a;
+    return p;
+  }
+  return a;
+}
+
 function detectNormal(tokens: readonly Token[], given: boolean): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   let i = 0;
@@ -804,6 +825,12 @@ function detectNormal(tokens: readonly Token[], given: boolean): Array<[number, 
         a++;
         continue;
       }
+      // "C Rollandin Francesco", "W Italia", "U Turn": a capital letter without a full stop opening a sentence
+      // labels a series or names a shape; an initial carries its full stop ("Jon A. Cruz") or sits inside a name
+      if (a === i && u.sentenceStart && u.initial && !u.dotted && a + 1 < j) {
+        a++;
+        continue;
+      }
       break;
     }
     let b = j;
@@ -814,7 +841,8 @@ function detectNormal(tokens: readonly Token[], given: boolean): Array<[number, 
     }
     if (a < b) {
       const cue = cueBefore(tokens, a);
-      if (plausibleName(tokens, a, b, given, cue, true) && (cue || !given || nameEvidence(tokens, a, b))) spans.push([a, b]);
+      if (plausibleName(tokens, a, b, given, cue, true) && (cue || !given || nameEvidence(tokens, a, b)))
+        spans.push([cue || !given ? a : givenNameStart(tokens, a, b), b]);
       else if (a === i && famousAt(tokens, a, j) && !namesNoun(tokens, j)) spans.push([a, a + 1]);
     }
     i = j;
@@ -896,7 +924,10 @@ function detectNoisy(tokens: readonly Token[], given: boolean): Array<[number, n
       // two words WordNet does not know, side by side ("INES IBARRA")
       let j = i + 2;
       while (j < i + 4 && joinedCapable(j) && unknown(j)) j++;
-      if (plausibleName(tokens, i, j, given, false, false) && (!given || nameEvidence(tokens, i, j))) end = j;
+      if (plausibleName(tokens, i, j, given, false, false) && (!given || nameEvidence(tokens, i, j))) {
+        end = j;
+        if (given) i = givenNameStart(tokens, i, j);
+      }
     }
     if (end < 0 && !(i > 0 && capable(i - 1) && t.joined && !t.sentenceStart)) {
       // "BACH CARTOON BUST" is upper case, so famousName declines it; "Bach Cartoon Bust" is not
