@@ -34,7 +34,7 @@ export {
   type ExperimentResult,
   type ExperimentOptions,
 } from './experiments/runner';
-export { runTable3, table3Rows, table3GroundingRows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/table3';
+export { runTable3, table3Rows, table3GroundingRows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/cc12m/table3';
 export * as seeds from './experiments/seeds';
 export * as claims from './experiments/claims';
 export {
@@ -52,7 +52,7 @@ export {
   type Table4Result,
   type Table4Row,
   type Table4Claim,
-} from './experiments/table4';
+} from './experiments/cc12m/table4';
 export {
   runTable8,
   table8Rows,
@@ -68,16 +68,16 @@ export {
   type Table8Result,
   type Table8Row,
   type Table8Claim,
-} from './experiments/table8';
-export { runTable11, table11Rows, TABLE11_RATES } from './experiments/table11';
-export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/table12';
-export { runFig6, fig6Rows, FIG6_FRACTIONS } from './experiments/fig6';
+} from './experiments/cc12m/table8';
+export { runTable11, table11Rows, TABLE11_RATES } from './experiments/cc12m/table11';
+export { runTable12, table12Rows, TABLE12_OBJECTIVES } from './experiments/cc12m/table12';
+export { runFig6, fig6Rows, FIG6_FRACTIONS } from './experiments/cc12m/fig6';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
 export * as datasets from './experiments/cc3m-dataset';
-export * as cocoBenchmark from './experiments/cc12m-coco';
-export * as cc3mBenchmark from './experiments/cc12m-cc3m';
-export * as narratives from './experiments/narratives';
-export * as captioners from './experiments/cc3m-captioners';
+export * as cocoBenchmark from './experiments/cc12m/table5';
+export * as cc3mBenchmark from './experiments/cc12m/table7';
+export * as narratives from './experiments/cc12m/tables6-10';
+export * as captioners from './experiments/cc3m/tables4-7';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';

@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import { test } from 'node:test';
 
-import { fig6Variants } from '../src/experiments/fig6';
+import { fig6Variants } from '../src/experiments/cc12m/fig6';
 import { Inputs, Recipe, RECIPES } from '../src/experiments/recipe';
 import { finetuneConfig, pretrainConfig, Variant } from '../src/experiments/runner';
-import { table11Variants } from '../src/experiments/table11';
-import { table12Variants } from '../src/experiments/table12';
-import { table3Variants } from '../src/experiments/table3';
+import { table11Variants } from '../src/experiments/cc12m/table11';
+import { table12Variants } from '../src/experiments/cc12m/table12';
+import { table3Variants } from '../src/experiments/cc12m/table3';
 import { canonicalJson } from '../src/runs/run';
 import { portableConfig, TrainConfig } from '../src/train/trainer';
 

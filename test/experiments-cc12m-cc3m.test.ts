@@ -12,7 +12,7 @@ import {
   table7Rows,
   withoutHeldOut,
   type Table7Result,
-} from '../src/experiments/cc12m-cc3m';
+} from '../src/experiments/cc12m/table7';
 import { splitOf } from '../src/experiments/cc3m-dataset';
 import { RECIPES, type Inputs } from '../src/experiments/recipe';
 import type { EvalImage } from '../src/train/data';

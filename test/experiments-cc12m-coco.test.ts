@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { cocoTestScores, table5Claims, table5Rows, COCO_TEST_SPLIT, type Table5Result } from '../src/experiments/cc12m-coco';
+import { cocoTestScores, table5Claims, table5Rows, COCO_TEST_SPLIT, type Table5Result } from '../src/experiments/cc12m/table5';
 import { evaluate } from '../src/metrics/evaluate';
 
 const items = [

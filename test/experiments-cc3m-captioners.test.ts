@@ -1,5 +1,5 @@
 /**
- * CC3M Tables 4–7 (src/experiments/cc3m-captioners.ts) on tiny inputs: the 8-run grid and its recipe (CC3M's
+ * CC3M Tables 4–7 (src/experiments/cc3m/tables4-7.ts) on tiny inputs: the 8-run grid and its recipe (CC3M's
  * training settings), the URL-hash split of the pool, the paper cells (n/a where paper-numbers.json has none), the
  * tables over seeds, the claims (pairs compared within model / features / training, sign flipped for rates where
  * lower is better), reading a run's stored test scores back with the judge's GOOD share, and the LSTM on a one-step
@@ -37,7 +37,7 @@ import {
   type CaptionerRow,
   type CaptionerTest,
   type TestScores,
-} from '../src/experiments/cc3m-captioners';
+} from '../src/experiments/cc3m/tables4-7';
 import { splitOf } from '../src/experiments/cc3m-dataset';
 import { DEFAULT_LSTM, LstmCaptioner } from '../src/models/lstm';
 import { initBackend } from '../src/tf/backend';

@@ -18,10 +18,10 @@ import {
   table6Config,
   table6Rows,
   type NarrativesResult,
-} from '../src/experiments/narratives';
+} from '../src/experiments/cc12m/tables6-10';
 import { RECIPES, type Inputs } from '../src/experiments/recipe';
 import { finetuneConfig, pretrainConfig, type ResultRow } from '../src/experiments/runner';
-import { table3Variants } from '../src/experiments/table3';
+import { table3Variants } from '../src/experiments/cc12m/table3';
 import { readExamples, readEvalImages } from '../src/train/data';
 
 test('splitNarratives: every testEvery-th image is held out, the rest train, none lost or shared', () => {

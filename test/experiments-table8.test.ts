@@ -1,5 +1,5 @@
 /**
- * CC12M Table 8's computations (src/experiments/table8.ts) on tiny inputs: the retrieval set's split by image,
+ * CC12M Table 8's computations (src/experiments/cc12m/table8.ts) on tiny inputs: the retrieval set's split by image,
  * batches of distinct images, the vocabulary extended for fine-tuning, the contrastive training stage learning
  * a toy matching task (recall far above chance), the paper cells, the table and the claims over seeds. The
  * notebook (notebooks/08-table8-retrieval.ipynb, test/notebooks.test.ts) runs them on the embedded world.
@@ -33,7 +33,7 @@ import {
   trainMatchingStage,
   type Recalls,
   type Table8Result,
-} from '../src/experiments/table8';
+} from '../src/experiments/cc12m/table8';
 
 before(async () => {
   await initBackend({ order: ['cpu'], logger: () => undefined });

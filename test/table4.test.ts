@@ -1,5 +1,5 @@
 /**
- * CC12M Table 4's computations (src/experiments/table4.ts) on runs written here from the public nocaps-format
+ * CC12M Table 4's computations (src/experiments/cc12m/table4.ts) on runs written here from the public nocaps-format
  * example (test/fixtures/nocaps-example): CIDEr and SPICE per domain from a run's stored predictions, the check
  * against Table 3's CIDEr, the paper cells, the claims over seeds, rank agreement and the test submission file.
  * The notebook (notebooks/04-table4-nocaps-val-test.ipynb, test/notebooks.test.ts) runs them on Table 3's runs.
@@ -19,7 +19,7 @@ import { tokenizeCaption } from '../src/text/ptb-tokenizer';
 import { PACKAGE_ROOT } from '../src/paths';
 import { RECIPES, type PretrainSource } from '../src/experiments/recipe';
 import type { Scores } from '../src/experiments/runner';
-import type { Table3Result } from '../src/experiments/table3';
+import type { Table3Result } from '../src/experiments/cc12m/table3';
 import {
   NO_PAPER_NUMBER,
   rankAgreement,
@@ -34,7 +34,7 @@ import {
   writeTable4Submission,
   type Table4Result,
   type Table4Scores,
-} from '../src/experiments/table4';
+} from '../src/experiments/cc12m/table4';
 
 const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-table4-'));
 after(() => fs.rmSync(temporary, { recursive: true, force: true }));

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import type { FeatureSpec } from '../experiments/visual';
 import type { DataSource } from '../train/data';
-import type { ModelSpec } from '../train/models';
+import { MODEL_KINDS, type ModelSpec } from '../train/models';
 import type { AdagradConfig, AdamConfig, ScheduleConfig } from '../train/optimizers';
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import { BACKBONE_NAMES } from '../vision/backbone';
@@ -127,7 +127,7 @@ const features = object<FeatureSpec>({ backbone: oneOf(BACKBONE_NAMES), mode: on
 
 const model = object<ModelSpec>(
   {
-    kind: oneOf(['transformer', 'lstm']),
+    kind: oneOf(Object.keys(MODEL_KINDS)),
     size: string,
     overrides: recordOf((v, at) => {
       if (typeof v !== 'number' && typeof v !== 'boolean') fail(at, 'a number or true/false', v);

@@ -6,7 +6,7 @@ import { writeCocoResults, writeNocapsSubmission } from '../data/coco';
 import { DECODE_PRESETS, decodePreset } from '../decode';
 import { decodeSplit, scoreSplit } from '../experiments/evaluate';
 import { RECIPES } from '../experiments/recipe';
-import { formatTable3, runTable3 } from '../experiments/table3';
+import { formatTable3, runTable3 } from '../experiments/cc12m/table3';
 import { FeatureSpec, visualFromSpec } from '../experiments/visual';
 import { readJsonFile } from '../util/json';
 import { terminalProgress } from '../util/progress';

@@ -1,7 +1,7 @@
 /**
  * The experiment recipe: every hyper-parameter of a paper experiment in one plain-data record
  * (world, filters, features, model, vocabulary, both training stages, validation, decoding), and
- * the presets `tiny` and `small`. Table 3, 11, 12 and Fig. 6 (src/experiments/table3.ts, …) are
+ * the presets `tiny` and `small`. Table 3, 11, 12 and Fig. 6 (src/experiments/cc12m/table3.ts, …) are
  * variants over one recipe; `trainConfigFor` turns a recipe's stage into the TrainConfig a run
  * hashes, so the same recipe always gives the same run ids.
  */

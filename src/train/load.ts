@@ -1,11 +1,9 @@
 /** A trained run's model and vocabulary, from its latest checkpoint (for captioning and evaluation). */
-import { LstmCaptioner, LstmConfig } from '../models/lstm';
-import { TransformerCaptioner, TransformerConfig } from '../models/transformer';
 import type { CaptionModel } from '../models/types';
 import type { Vocabulary } from '../text/vocab';
 import { initBackend } from '../tf/backend';
 import { loadLatestCheckpoint } from './checkpoint';
-import type { ModelSpec } from './models';
+import { modelFromConfig, type ModelSpec } from './models';
 import { readVocab } from './trainer';
 
 export interface LoadedModel {
@@ -24,10 +22,9 @@ export async function loadRunModel(runOrCheckpointDir: string, options: { warn?:
   const ckpt = loadLatestCheckpoint(runOrCheckpointDir, { optimizer: false, warn: options.warn });
   if (!ckpt) throw new Error(`${runOrCheckpointDir}: no checkpoint (not a trained cckit run?)`);
   const checkpoint = ckpt.dir;
-  const config = ckpt.modelConfig as { spec: ModelSpec; resolved: TransformerConfig | LstmConfig };
+  const config = ckpt.modelConfig as { spec: ModelSpec; resolved: unknown };
   if (!config?.spec || !config.resolved) throw new Error(`${checkpoint}/model.json: no model config`);
-  const model: CaptionModel =
-    config.spec.kind === 'lstm' ? new LstmCaptioner(config.resolved as LstmConfig) : new TransformerCaptioner(config.resolved as TransformerConfig);
+  const model = modelFromConfig(config.spec, config.resolved);
   for (const [name, v] of model.variables()) {
     const t = ckpt.weights.get(`model/${name}`);
     if (!t) throw new Error(`${checkpoint}: no weights for model/${name}`);

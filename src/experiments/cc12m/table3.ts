@@ -5,13 +5,13 @@
  * On the embedded world (default) the pools are the world's web split run through the paper's two
  * pipelines, COCO and nocaps are its captioned splits; the recipe's `data` points it at real files.
  */
-import { paperNumbers } from '../report/paper';
-import { formatTable } from '../report/table';
-import { leaveOneOutCider, type HumanScores } from '../metrics/human';
-import { readEvalImages } from '../train/data';
-import type { Inputs, PretrainSource, Recipe } from './recipe';
-import { fmt } from './report';
-import { ExperimentOptions, poolSizes, ResultRow, runVariants, Variant } from './runner';
+import { paperNumbers } from '../../report/paper';
+import { formatTable } from '../../report/table';
+import { leaveOneOutCider, type HumanScores } from '../../metrics/human';
+import { readEvalImages } from '../../train/data';
+import type { Inputs, PretrainSource, Recipe } from '../recipe';
+import { fmt } from '../report';
+import { ExperimentOptions, poolSizes, ResultRow, runVariants, Variant } from '../runner';
 
 /** A Table 3 row: the result row, labelled by its pre-training data. */
 export type Table3Row = { pretraining: PretrainSource } & Omit<ResultRow, 'label'>;

@@ -4,11 +4,11 @@
  * fine-tuned on COCO (IC) and scored on nocaps val. The IC row is Table 3's `cc12m` row.
  * No zero-shot evaluation.
  */
-import { paperNumbers } from '../report/paper';
-import type { ObjectiveWeights } from '../train/trainer';
-import type { Recipe } from './recipe';
-import { scoreRows } from './report';
-import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from './runner';
+import { paperNumbers } from '../../report/paper';
+import type { ObjectiveWeights } from '../../train/trainer';
+import type { Recipe } from '../recipe';
+import { scoreRows } from '../report';
+import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 
 /** The added objectives' settings (the paper states no MOC masking rate; this is ours). */
 export const TABLE12_OBJECTIVES: Required<Pick<ObjectiveWeights, 'moc' | 'vlm'>> = {

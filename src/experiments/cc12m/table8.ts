@@ -25,26 +25,26 @@ import * as path from 'path';
 
 import type * as TF from '@tensorflow/tfjs';
 
-import { readCocoAnnotations } from '../data/coco';
-import { MATCHING_SIZES, MatchingModel, type MatchingSize } from '../models/matching';
-import { retrievalRecall, type RetrievalRecall } from '../metrics/retrieval';
-import { paperNumbers } from '../report/paper';
-import { Run, runId } from '../runs/run';
-import { initBackend, loadTf } from '../tf/backend';
-import { PAD_ID } from '../text/tokens';
-import { Vocabulary } from '../text/vocab';
-import { type EvalImage, fileDigest, readEvalImages, readExamples } from '../train/data';
-import { Optimizer, clipByGlobalNorm, learningRateAt } from '../train/optimizers';
-import { localGradients } from '../train/parallel';
-import type { VisualProvider } from '../train/visual';
-import { readJsonFile } from '../util/json';
-import { mixSeed, seededRandom, shuffled } from '../util/random';
-import type { WorldPresetName } from '../world/splits';
-import { RECIPES, TABLE3_SOURCES, type PretrainSource } from './recipe';
-import { prepareWorldInputs, type ExperimentOptions } from './runner';
-import { formatSpread, spread } from './seeds';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
-import { visualFromSpec, type FeatureSpec } from './visual';
+import { readCocoAnnotations } from '../../data/coco';
+import { MATCHING_SIZES, MatchingModel, type MatchingSize } from '../../models/matching';
+import { retrievalRecall, type RetrievalRecall } from '../../metrics/retrieval';
+import { paperNumbers } from '../../report/paper';
+import { Run, runId } from '../../runs/run';
+import { initBackend, loadTf } from '../../tf/backend';
+import { PAD_ID } from '../../text/tokens';
+import { Vocabulary } from '../../text/vocab';
+import { type EvalImage, fileDigest, readEvalImages, readExamples } from '../../train/data';
+import { Optimizer, clipByGlobalNorm, learningRateAt } from '../../train/optimizers';
+import { localGradients } from '../../train/parallel';
+import type { VisualProvider } from '../../train/visual';
+import { readJsonFile } from '../../util/json';
+import { mixSeed, seededRandom, shuffled } from '../../util/random';
+import type { WorldPresetName } from '../../world/splits';
+import { RECIPES, TABLE3_SOURCES, type PretrainSource } from '../recipe';
+import { prepareWorldInputs, type ExperimentOptions } from '../runner';
+import { formatSpread, spread } from '../seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
+import { visualFromSpec, type FeatureSpec } from '../visual';
 
 /** One training stage of the matching model: Adam, linear warm-up then linear decay, clipping. */
 export interface Table8Stage {

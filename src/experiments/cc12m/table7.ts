@@ -20,21 +20,21 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { describeDecoder } from '../decode';
-import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR } from '../runs/layout';
-import { listCheckpoints } from '../train/checkpoint';
-import { readExamples, type EvalImage } from '../train/data';
-import type { TrainConfig } from '../train/trainer';
-import { writeFileIfChanged } from '../util/atomic';
-import type { WorkerPort } from '../util/workers';
-import { cocoTestScores, type Table5Metric } from './cc12m-coco';
-import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from './cc3m-dataset';
-import { captionSplit } from './evaluate';
-import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from './recipe';
-import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from './runner';
-import { formatSpread, spread } from './seeds';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
-import { visualFromSpec, type FeatureSpec } from './visual';
+import { describeDecoder } from '../../decode';
+import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR } from '../../runs/layout';
+import { listCheckpoints } from '../../train/checkpoint';
+import { readExamples, type EvalImage } from '../../train/data';
+import type { TrainConfig } from '../../train/trainer';
+import { writeFileIfChanged } from '../../util/atomic';
+import type { WorkerPort } from '../../util/workers';
+import { cocoTestScores, type Table5Metric } from './table5';
+import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
+import { captionSplit } from '../evaluate';
+import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
+import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from '../runner';
+import { formatSpread, spread } from '../seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
+import { visualFromSpec, type FeatureSpec } from '../visual';
 
 export const CC3M_DEV_SPLIT = 'cc3m-dev';
 export const CC3M_TEST_SPLIT = 'cc3m-test';

@@ -4,9 +4,9 @@
  * and every variant trains for the same number of steps. The CC3M and 100% rows are Table 3's runs.
  * No zero-shot evaluation.
  */
-import type { Recipe } from './recipe';
-import { scoreRows } from './report';
-import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from './runner';
+import type { Recipe } from '../recipe';
+import { scoreRows } from '../report';
+import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 
 /** The grid: fractions of the CC12M pool's pairs (100% is always there). */
 export const FIG6_FRACTIONS = [0.25, 0.5];

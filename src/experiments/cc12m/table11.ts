@@ -3,10 +3,10 @@
  * rates against plain image captioning (IC), each fine-tuned on COCO and scored on nocaps val.
  * The IC row is Table 3's `cc12m` row (same label, same runs). No zero-shot evaluation.
  */
-import { paperNumbers } from '../report/paper';
-import type { Recipe } from './recipe';
-import { scoreRows } from './report';
-import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from './runner';
+import { paperNumbers } from '../../report/paper';
+import type { Recipe } from '../recipe';
+import { scoreRows } from '../report';
+import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 
 /** The grid: masking rates (the paper found the highest it tried best). */
 export const TABLE11_RATES = [0.2, 0.4, 0.8];

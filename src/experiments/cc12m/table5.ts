@@ -16,19 +16,19 @@
  */
 import * as path from 'path';
 
-import { scoreCases } from '../decode/evaluate-run';
-import type { CaptionCase } from '../metrics/evaluate';
-import { readPredictions, predictionSplits } from '../runs/layout';
-import { listCheckpoints } from '../train/checkpoint';
-import { readEvalImages } from '../train/data';
-import { describeDecoder } from '../decode';
-import { captionSplit } from './evaluate';
-import type { PretrainSource } from './recipe';
-import { featuresOf, prepareWorldInputs, type ExperimentOptions } from './runner';
-import { formatSpread, spread } from './seeds';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
+import { scoreCases } from '../../decode/evaluate-run';
+import type { CaptionCase } from '../../metrics/evaluate';
+import { readPredictions, predictionSplits } from '../../runs/layout';
+import { listCheckpoints } from '../../train/checkpoint';
+import { readEvalImages } from '../../train/data';
+import { describeDecoder } from '../../decode';
+import { captionSplit } from '../evaluate';
+import type { PretrainSource } from '../recipe';
+import { featuresOf, prepareWorldInputs, type ExperimentOptions } from '../runner';
+import { formatSpread, spread } from '../seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import type { Table3Result } from './table3';
-import { visualFromSpec } from './visual';
+import { visualFromSpec } from '../visual';
 
 export const COCO_TEST_SPLIT = 'coco-test';
 export const TABLE5_METRICS = ['BLEU-4', 'METEOR', 'ROUGE-L', 'CIDEr', 'SPICE'] as const;

@@ -15,17 +15,17 @@
  */
 import * as path from 'path';
 
-import { writeNocapsSubmission, readCocoAnnotations } from '../data/coco';
-import { scoreCases, type DomainKey } from '../decode/evaluate-run';
-import type { CaptionCase } from '../metrics/evaluate';
-import { loadCocoResults } from '../metrics/inputs';
-import { paperNumbers } from '../report/paper';
-import { predictionSplits, readPredictions } from '../runs/layout';
-import { listCheckpoints } from '../train/checkpoint';
-import type { PretrainSource } from './recipe';
-import type { Scores } from './runner';
-import { DOMAIN_KEYS, formatSpread, spread } from './seeds';
-import { claimOver, claimRows, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type ClaimRow, type RankAgreement } from './claims';
+import { writeNocapsSubmission, readCocoAnnotations } from '../../data/coco';
+import { scoreCases, type DomainKey } from '../../decode/evaluate-run';
+import type { CaptionCase } from '../../metrics/evaluate';
+import { loadCocoResults } from '../../metrics/inputs';
+import { paperNumbers } from '../../report/paper';
+import { predictionSplits, readPredictions } from '../../runs/layout';
+import { listCheckpoints } from '../../train/checkpoint';
+import type { PretrainSource } from '../recipe';
+import type { Scores } from '../runner';
+import { DOMAIN_KEYS, formatSpread, spread } from '../seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type ClaimRow, type RankAgreement } from '../claims';
 import type { Table3Result } from './table3';
 
 export const TABLE4_SPLITS = ['val', 'test'] as const;

@@ -25,18 +25,18 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { DECODE_PRESETS, describeDecoder, type DecodeSettings } from '../decode';
-import { DEFAULT_TRANSFORMER } from '../models/transformer';
-import { paperNumbers } from '../report/paper';
-import { PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../runs/layout';
-import { readEvalImages } from '../train/data';
-import type { TrainConfig } from '../train/trainer';
-import { captionTokens } from '../text/vocab';
-import { writeFileIfChanged } from '../util/atomic';
-import { readJsonFile } from '../util/json';
-import type { WorkerPort } from '../util/workers';
-import { captionSplit } from './evaluate';
-import { trainConfigFor, type Inputs, type Recipe, type StageRecipe } from './recipe';
+import { DECODE_PRESETS, describeDecoder, type DecodeSettings } from '../../decode';
+import { DEFAULT_TRANSFORMER } from '../../models/transformer';
+import { paperNumbers } from '../../report/paper';
+import { PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../../runs/layout';
+import { readEvalImages } from '../../train/data';
+import type { TrainConfig } from '../../train/trainer';
+import { captionTokens } from '../../text/vocab';
+import { writeFileIfChanged } from '../../util/atomic';
+import { readJsonFile } from '../../util/json';
+import type { WorkerPort } from '../../util/workers';
+import { captionSplit } from '../evaluate';
+import { trainConfigFor, type Inputs, type Recipe, type StageRecipe } from '../recipe';
 import {
   experimentImageKeys,
   featuresOf,
@@ -51,10 +51,10 @@ import {
   type ExperimentOptions,
   type ResultRow,
   type Variant,
-} from './runner';
-import { formatSpread, spread } from './seeds';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from './claims';
-import { visualFromSpec, type FeatureSpec } from './visual';
+} from '../runner';
+import { formatSpread, spread } from '../seeds';
+import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
+import { visualFromSpec, type FeatureSpec } from '../visual';
 
 /** The paper's maximum caption length for narratives (paper-numbers.json: model.max_len_narratives). */
 export const PAPER_NARRATIVES_MAX_LEN = 180;
