@@ -40,7 +40,7 @@ const catalog: ConceptCatalog = {
 };
 
 test('transform trace: boilerplate crop, locative phrase and hypernym marked; CC12M keeps the text', () => {
-  const t = traceCc3mTransform('Stock photo of a durian on a table in Paris.', { catalog });
+  const t = traceCc3mTransform('Stock photo of a durian on a table in Paris.', { catalog, hypernymRule: 'every-noun' });
   assert.equal(t.caption, 'a fruit on a table');
   assert.deepEqual(t.cropped, ['Stock photo of']);
   // "in Paris" goes with the locative rule alone ("Paris" → "city" without it); "a ... table" was already lower case

@@ -112,12 +112,27 @@ test('real data gets the WordNet concept catalog by default; world data the worl
       .split('\n')
       .map((l) => l.split('\t')[0]);
   await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-default'), nsfw: false, stages: ['transform'] });
+  // the default rule hypernymises named things only: common nouns stay (docs/filters.md)
   assert.deepEqual(keptOf(path.join(dir, 'real-default')), [
+    'my beagle on the sofa at home',
+    'a durian on a table in the kitchen',
+    'cute dachshund puppy sleeping on a blanket',
+  ]);
+  await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-every-noun'), nsfw: false, stages: ['transform'], hypernymRule: 'every-noun' });
+  assert.deepEqual(keptOf(path.join(dir, 'real-every-noun')), [
     'my hound on the sofa at home',
     'a tree on a table in the kitchen',
     'cute dog puppy sleeping on a blanket',
   ]);
-  await filterPool({ preset: 'cc3m', input: real, out: path.join(dir, 'real-world'), nsfw: false, stages: ['transform'], catalog: worldCatalog() });
+  await filterPool({
+    preset: 'cc3m',
+    input: real,
+    out: path.join(dir, 'real-world'),
+    nsfw: false,
+    stages: ['transform'],
+    catalog: worldCatalog(),
+    hypernymRule: 'every-noun',
+  });
   assert.deepEqual(keptOf(path.join(dir, 'real-world'))[1], 'a fruit on a table in the kitchen', "the world's catalog: durian → fruit");
   assert.equal(isWorldData(real), false);
   assert.equal(isWorldData(path.join(dir, 'world/web/cc3m.tsv')), true);
@@ -128,12 +143,16 @@ test('real data gets the WordNet concept catalog by default; world data the worl
   let run = cli(real);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /concept catalog: wordnet \(--catalog auto\)/);
+  assert.match(run.stdout, /hypernymised: entities \(--hypernyms auto\)/);
+  assert.equal(keptOf(path.join(dir, 'cli-catalog'))[0], 'my beagle on the sofa at home');
+  run = cli(real, '--hypernyms', 'every-noun');
   assert.equal(keptOf(path.join(dir, 'cli-catalog'))[0], 'my hound on the sofa at home');
-  run = cli(real, '--catalog', 'world');
+  run = cli(real, '--catalog', 'world', '--hypernyms', 'every-noun');
   assert.match(run.stdout, /concept catalog: world \(--catalog world\)/);
   assert.equal(keptOf(path.join(dir, 'cli-catalog'))[1], 'a fruit on a table in the kitchen');
   run = cli(path.join(dir, 'world/web/cc3m.tsv'));
   assert.match(run.stdout, /concept catalog: world \(--catalog auto\)/);
+  assert.match(run.stdout, /hypernymised: every-noun \(--hypernyms auto\)/);
   run = cli(real, '--catalog', 'kg');
   assert.equal(run.status, 1);
   assert.match(run.stderr, /--catalog: "kg"/);

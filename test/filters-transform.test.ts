@@ -4,14 +4,15 @@ import assert from 'node:assert/strict';
 import { findPersons, replacePersons } from '../src/filters/persons';
 import { PERSON_TOKEN } from '../src/text/tokens';
 import { wordnetCatalog } from '../src/wordnet/catalog';
-import { CC3M_CONCEPT_PRUNING } from '../src/filters/presets';
+import { CC3M_CONCEPT_PRUNING, PRESETS } from '../src/filters/presets';
+import { entityClass, labelsFavour } from '../src/filters/hypernyms';
 import { scaledThreshold } from '../src/filters/scale';
 import { Cc3mTransform, ConceptCounter, ConceptPruner, conceptsOf } from '../src/filters/transform';
 import { worldCatalog } from '../src/world/catalog';
 import { World } from '../src/world/world';
 
-/** The world's catalog (what Table 3 uses on the world's alt-text); real data gets WordNet. */
-const transform = new Cc3mTransform({ catalog: worldCatalog() });
+/** The world's catalog and rule (what Table 3 uses on the world's alt-text until issue #26); real data gets WordNet and the entity rule. */
+const transform = new Cc3mTransform({ catalog: worldCatalog(), hypernymRule: 'every-noun' });
 const out = (caption: string, t: Cc3mTransform = transform): string => {
   const v = t.transform(caption);
   assert.ok(v.keep, `expected "${caption}" to be kept, got ${JSON.stringify(v)}`);
@@ -102,11 +103,14 @@ test('CC3M §3 examples: names → role, dates and locations removed, fine-grain
   assert.equal(out('kumquats in a bowl on the table'), 'fruits in a bowl on the table');
   // COCO concepts are kept under the default 'long-tail' rule
   assert.equal(out('a dog on a table'), 'a dog on a table');
-  assert.equal(out('a durian on a table', new Cc3mTransform({ catalog: worldCatalog(), catalogRule: 'none' })), 'a durian on a table');
+  assert.equal(
+    out('a durian on a table', new Cc3mTransform({ catalog: worldCatalog(), hypernymRule: 'every-noun', catalogRule: 'none' })),
+    'a durian on a table',
+  );
 });
 
-test('WordNet catalog (the default, for real data): fine-grained nouns → their nearest basic-level hypernym', () => {
-  const wordnet = new Cc3mTransform();
+test("WordNet catalog (the default) under the 'every-noun' rule: fine-grained nouns → their nearest basic-level hypernym", () => {
+  const wordnet = new Cc3mTransform({ hypernymRule: 'every-noun' });
   assert.equal(wordnet.options.catalog, undefined, 'no catalog given: the transform uses wordnetCatalog()');
   // a dog breed in real-looking alt-text: WordNet's hypernym, not the world's answer
   assert.equal(out('Cute dachshund puppy sleeping on a blanket', wordnet), 'cute dog puppy sleeping on a blanket');
@@ -117,7 +121,7 @@ test('WordNet catalog (the default, for real data): fine-grained nouns → their
   // common nouns (≥ 2 SemCor tags) are kept under 'long-tail'; 'all' replaces them too
   assert.equal(out('a dog on a sofa', wordnet), 'a dog on a sofa');
   assert.equal(out('a terrier on a sofa', wordnet), 'a terrier on a sofa');
-  assert.equal(out('a terrier on a sofa', new Cc3mTransform({ catalogRule: 'all' })), 'a dog on a seat');
+  assert.equal(out('a terrier on a sofa', new Cc3mTransform({ catalogRule: 'all', hypernymRule: 'every-noun' })), 'a dog on a seat');
   // the hypernym level is a parameter (CC3M §3 does not say how far up): beagle → hound → dog
   const c1 = wordnetCatalog();
   assert.deepEqual(c1.concept('beagle'), { common: false, hypernym: 'hound' });
@@ -208,4 +212,70 @@ test('transform over world captions: never throws, keeps most, rejects only with
     } else assert.equal(v.reason, 'transform:too-short');
   }
   assert.ok(kept > 350, `kept ${kept}`);
+});
+
+test("the 'entities' rule (default, CC3M §3): named things hypernymised, common nouns kept; the issue's real captions", () => {
+  const entities = new Cc3mTransform();
+  assert.equal(entities.options.hypernymRule, 'entities');
+  assert.equal(PRESETS.cc3m.hypernymRule, 'entities');
+  const every = new Cc3mTransform({ hypernymRule: 'every-noun' });
+  // real captions (Debian tuxpaint-stamps-default, openclipart-svg) the old rule got wrong (issue #30 item 3)
+  const cases: Array<[string, string, string]> = [
+    ['A pair of cherries.', 'a pair of cherries', 'a pair of woods'],
+    ['A pair of simple Queens.', 'a pair of simple queens', 'a pair of simple place'],
+    ['Tux the penguin in a farm tractor!', 'tux the penguin in a farm tractor!', 'attire the bird in a farm tractor!'],
+    ['The caboose—a carriage for the guard.', 'the caboose—a carriage for the guard', 'the kitchen—a carriage for the guard'],
+    [
+      'The sign for the letter B in American Sign Language.',
+      'the sign for the letter b in american sign language',
+      'the sign for the letter bacteria in american sign language',
+    ],
+    [
+      'Roast turkey is traditionally eaten on Thanksgiving in the United States, and on Christmas Day in the UK.',
+      'roast turkey is traditionally eaten on thanksgiving, and on christmas day',
+      'cut turkey is traditionally eaten on thanksgiving, and on christmas day',
+    ],
+  ];
+  for (const [caption, now, before] of cases) {
+    assert.equal(entities.rewrite(caption), now);
+    assert.equal(every.rewrite(caption), before, 'the old rule is kept as it was');
+  }
+  // the paper's own example: a run of proper nouns before a noun is removed
+  assert.equal(entities.rewrite('British Airways Airbus A319 aircraft landing'), 'aircraft landing');
+  // persons and places as before; a place's class is the one WordNet gives it, never "country" for a province
+  assert.equal(entities.rewrite('Actor Harrison Ford attends the premiere in Los Angeles on May 5, 2015'), 'actor attends the premiere');
+  assert.equal(entities.rewrite('Canada - Manitoba'), 'country - province');
+  assert.equal(entities.rewrite('Australia - South Australia'), 'country - state');
+  assert.equal(entities.rewrite('Paris at night'), 'city at night');
+  assert.equal(entities.rewrite('a view of the Eiffel Tower in Paris'), 'a view of the tower');
+  // a place naming a kind of thing is a modifier, removed (§3), not a place ("an city rosella" before)
+  assert.equal(entities.rewrite('An Adelaide Rosella.'), 'a rosella');
+  assert.equal(entities.rewrite('A Seville orange, also called a bitter orange.'), 'an orange, also called a bitter orange');
+  // common nouns stay whatever the catalog says
+  assert.equal(entities.rewrite('Cute dachshund puppy sleeping on a blanket'), 'cute dachshund puppy sleeping on a blanket');
+  assert.equal(new Cc3mTransform({ catalog: worldCatalog() }).rewrite('a durian on a table in Paris'), 'a durian on a table');
+});
+
+test("the 'entities' rule: the image's labels pick the sense (the pair's tags, as the pipeline passes them)", () => {
+  const entities = new Cc3mTransform();
+  // an ordinary word that is also a place: the labels decide
+  assert.equal(entities.rewrite('Turkey on a map', ['map', 'country', 'europe']), 'country on a map');
+  assert.equal(entities.rewrite('Turkey on a plate', ['food', 'bird', 'dinner']), 'turkey on a plate');
+  assert.equal(entities.rewrite('Turkey on a plate'), 'turkey on a plate', 'no labels: a capital at the start is no sign of a name');
+  assert.equal(entities.rewrite('A pair of simple Queens.', ['chess', 'queen']), 'a pair of simple queens');
+  // a name with several named senses: the one the labels support, else WordNet's first
+  assert.equal(entities.rewrite('The Colorado seen from above'), 'the state seen from above');
+  assert.equal(entities.rewrite('The Colorado seen from above', ['river', 'canyon']), 'the river seen from above');
+  assert.deepEqual(entities.check({ id: '1', url: 'x', caption: 'The Colorado seen from above', tags: ['river'] }), {
+    keep: true,
+    caption: 'the river seen from above',
+  });
+  assert.equal(labelsFavour('queens', ['chess', 'queen']), 'ordinary');
+  assert.equal(labelsFavour('queens', []), undefined);
+  assert.equal(entityClass('canada'), 'country');
+  assert.equal(entityClass('manitoba'), 'province');
+  assert.equal(entityClass('tux'), null, 'not a named thing WordNet knows');
+  // the old rule ignores labels (the world's pools do not move)
+  const every = new Cc3mTransform({ hypernymRule: 'every-noun' });
+  assert.equal(every.rewrite('Turkey on a plate', ['food', 'bird']), every.rewrite('Turkey on a plate'));
 });

@@ -1,3 +1,4 @@
+import { HYPERNYM_RULES, type HypernymRule } from '../filters/hypernyms';
 import * as fs from 'fs';
 import { quoteInput } from '../util/untrusted-text';
 import type { Command } from 'commander';
@@ -25,6 +26,7 @@ export interface FilterFlags {
   layout: string;
   workers: string;
   catalog: string;
+  hypernyms: string;
   vocabulary: string;
   allowPrivate?: boolean;
   ignoreRobotsTag?: boolean;
@@ -57,6 +59,9 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
   parseChoice('--catalog', flags.catalog, ['auto', 'world', 'wordnet']);
   if (!fs.existsSync(flags.in)) throw new Error(`--in: ${flags.in}: no such file`);
   const catalog = flags.catalog === 'world' || (flags.catalog === 'auto' && isWorldData(flags.in)) ? worldCatalog() : undefined;
+  parseChoice('--hypernyms', flags.hypernyms, ['auto', ...HYPERNYM_RULES]);
+  // auto: the world's data keeps the rule its pools were calibrated with (issue #26 moves it); real data the paper's
+  const hypernymRule: HypernymRule = flags.hypernyms === 'auto' ? (isWorldData(flags.in) ? 'every-noun' : 'entities') : (flags.hypernyms as HypernymRule);
   const vocabulary = vocabularyChoice(flags.vocabulary, flags.in);
   const preset = PRESETS[flags.preset as PresetName];
   const started = Date.now();
@@ -72,6 +77,7 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
       nsfw: flags.nsfw,
       workers,
       catalog,
+      hypernymRule,
       vocabulary,
       ...sharding,
       concurrency,
@@ -84,7 +90,10 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
     console.log(
       `${preset.name} pipeline over ${flags.in}${result.tagsFile ? ` (tags: ${result.tagsFile})` : ''}${flags.nsfw ? '' : ' (pornography detector off)'}`,
     );
-    if (preset.transform === 'hypernymise') console.log(`concept catalog: ${catalog?.name ?? 'wordnet'} (--catalog ${flags.catalog})`);
+    if (preset.transform === 'hypernymise')
+      console.log(
+        `hypernymised: ${hypernymRule} (--hypernyms ${flags.hypernyms}); concept catalog: ${catalog?.name ?? 'wordnet'} (--catalog ${flags.catalog})`,
+      );
     const used = result.vocabulary;
     if (used?.kind === 'input')
       console.log(

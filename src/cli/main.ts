@@ -138,6 +138,11 @@ export function buildProgram(): Command {
       'auto',
     )
     .option(
+      '--hypernyms <rule>',
+      "which words the CC3M transform hypernymises: entities (named things, the paper's rule), every-noun (also fine-grained common nouns), or auto (every-noun for world:// data, else entities)",
+      'auto',
+    )
+    .option(
       '--vocabulary <name|file>',
       "rare-word check's vocabulary: reference (SUBTLEX-US + WordNet, the papers' thresholds), input (the input's own counts, threshold scaled), a token<TAB>count file, or auto (input for world data, else reference)",
       'auto',

@@ -26,6 +26,7 @@ import * as path from 'path';
 import { cropBoilerplate } from '../filters/boilerplate';
 import { findPersons, replacePersons } from '../filters/persons';
 import { Cc3mTransform, type Cc3mTransformOptions } from '../filters/transform';
+import type { HypernymRule } from '../filters/hypernyms';
 import { groundingVocabulary, judgeCaption, PERSON_CONCEPT, WORLD_FRAME_WORDS, type CaptionGrounding, type GroundingVocabulary } from '../metrics/grounding';
 import { fastTokenize } from '../text/fast-tokenizer';
 import type { ConceptCatalog } from '../wordnet/catalog';
@@ -67,37 +68,37 @@ export interface TransformTrace {
   cc12m: string;
 }
 
-/** Catalog (undefined: the transform's default, WordNet) → option switched off ('' for none) → transform. */
+/** Catalog (undefined: the transform's default, WordNet) → hypernym rule and option switched off ('' for none) → transform. */
 const transformers = new Map<ConceptCatalog | undefined, Map<string, Cc3mTransform>>();
 
 /** A memoised Cc3mTransform with one option switched off (or none). */
-function transformer(catalog: ConceptCatalog | undefined, off: keyof Cc3mTransformOptions | undefined): Cc3mTransform {
+function transformer(catalog: ConceptCatalog | undefined, rule: HypernymRule | undefined, off: keyof Cc3mTransformOptions | undefined): Cc3mTransform {
   let byOption = transformers.get(catalog);
   if (!byOption) transformers.set(catalog, (byOption = new Map()));
-  const name = off ?? '';
+  const name = `${rule ?? ''}:${off ?? ''}`;
   let t = byOption.get(name);
-  if (!t) byOption.set(name, (t = new Cc3mTransform({ catalog, ...(off ? { [off]: false } : {}) })));
+  if (!t) byOption.set(name, (t = new Cc3mTransform({ catalog, ...(rule ? { hypernymRule: rule } : {}), ...(off ? { [off]: false } : {}) })));
   return t;
 }
 
 /**
  * The CC3M transform of one alt-text (after the text stage's boilerplate crop) and the rewrites that acted, with
  * the CC12M transform beside it. `catalog`: the hypernymiser's concept catalog, as the pipeline got it (the world's
- * for world data, WordNet by default).
+ * for world data, WordNet by default); `hypernymRule`: the hypernymiser's rule, as the pipeline got it (default 'entities').
  */
-export function traceCc3mTransform(altText: string, options: { catalog?: ConceptCatalog } = {}): TransformTrace {
+export function traceCc3mTransform(altText: string, options: { catalog?: ConceptCatalog; hypernymRule?: HypernymRule } = {}): TransformTrace {
   const crop = cropBoilerplate(altText.trim());
   const names = findPersons(altText).map((s) => s.text);
   if (!crop.keep) return { altText, caption: null, rejected: 'text:boilerplate', transforms: [], cropped: [], names, cc12m: replacePersons(altText) };
   const input = crop.text;
-  const full = transformer(options.catalog, undefined);
+  const full = transformer(options.catalog, options.hypernymRule, undefined);
   const verdict = full.transform(input);
   const rewritten = full.rewrite(input);
   const transforms: TransformKind[] = [];
   for (const t of TRANSFORMS) {
     if (t.kind === 'boilerplate') {
       if (crop.cropped.length > 0) transforms.push(t.kind);
-    } else if (transformer(options.catalog, t.option).rewrite(input) !== rewritten) transforms.push(t.kind);
+    } else if (transformer(options.catalog, options.hypernymRule, t.option).rewrite(input) !== rewritten) transforms.push(t.kind);
   }
   return {
     altText,
@@ -421,7 +422,8 @@ export async function measureDatasets(
   const truth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
   const catalog = worldCatalog(world.concepts);
   result.traces = rows.cc3m!.map((r) => ({
-    ...traceCc3mTransform(altText.get(r.url) ?? r.caption, { catalog }),
+    // the world's pool is hypernymised with the old rule; issue #26 moves the world onto the entity rule with its recalibration
+    ...traceCc3mTransform(altText.get(r.url) ?? r.caption, { catalog, hypernymRule: 'every-noun' }),
     url: r.url,
     kept: r.caption,
     truthNames: truth.get(r.url)?.persons ?? [],

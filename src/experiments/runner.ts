@@ -140,6 +140,7 @@ export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOpti
         out,
         nsfw: recipe.filters.nsfw,
         catalog: worldCatalog(),
+        hypernymRule: 'every-noun', // issue #26 moves the world onto the entity rule with its recalibration
         // the world's words are its own: counted over the pool, threshold scaled (docs/filters.md)
         vocabulary: 'input',
         workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),

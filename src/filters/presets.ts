@@ -4,7 +4,8 @@
  *
  *   cc3m  (Sharma et al. 2018, §3): strict image filter, CC3M text filter (POS, capitalisation,
  *         repetition, vocabulary ≥ 5, polarity, profanity, boilerplate), image–text tag overlap,
- *         hypernymisation transform, low-count concept pruning (100 per 3.3M pairs, scaled).
+ *         hypernymisation transform (named entities only, `hypernymRule: 'entities'`; src/filters/hypernyms.ts),
+ *         low-count concept pruning (100 per 3.3M pairs, scaled).
  *   cc12m (Changpinyo et al. 2021, §2.2): relaxed image filter (aspect 2.5), relaxed text filter
  *         (3–256 words, noun + determiner, repetition ≤ 0.2, rare words ≥ 20), the same image–text
  *         rule, raw text kept except person names → <PERSON>; no pruning.
@@ -23,6 +24,7 @@ import { ReferenceVocabulary } from './reference-vocabulary';
 import type { ConceptCatalog } from '../wordnet/catalog';
 import { scaledThreshold } from './scale';
 import { Cc3mTransform, ConceptPruner, ScaledCount } from './transform';
+import type { HypernymRule } from './hypernyms';
 import { keep } from './types';
 
 /** CC3M's training pairs (CC12M Table 1: 3,318,333), the corpus CC3M's thresholds were stated for. */
@@ -49,6 +51,13 @@ export interface PipelinePreset {
   text: Readonly<TextFilterOptions>;
   image: Readonly<ImageFilterOptions>;
   transform: 'hypernymise' | 'person-placeholder';
+  /**
+   * CC3M §3: which words the hypernymiser replaces (src/filters/hypernyms.ts): 'entities', the paper's
+   * Knowledge-Graph entities (names, places, organisations, named products), common nouns kept; or
+   * 'every-noun', cckit's earlier rule that also generalises fine-grained common nouns (the embedded
+   * world's pools until issue #26). Ignored by 'person-placeholder'.
+   */
+  hypernymRule: HypernymRule;
   /** CC3M §3: keep a pair only if each of its concepts occurs ≥ threshold times (CC3M_CONCEPT_PRUNING). */
   conceptPruning: Readonly<ScaledCount> | null;
   /**
@@ -68,6 +77,7 @@ export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
     text: CC3M_TEXT_FILTER,
     image: CC3M_IMAGE_FILTER,
     transform: 'hypernymise',
+    hypernymRule: 'entities',
     conceptPruning: CC3M_CONCEPT_PRUNING,
     rareWordsAtPairs: CC3M_PAIRS,
   },
@@ -76,6 +86,7 @@ export const PRESETS: Record<'cc3m' | 'cc12m', PipelinePreset> = {
     text: CC12M_TEXT_FILTER,
     image: CC12M_IMAGE_FILTER,
     transform: 'person-placeholder',
+    hypernymRule: 'entities',
     conceptPruning: null,
     rareWordsAtPairs: CC12M_PAIRS,
   },
@@ -99,6 +110,8 @@ export interface StageBuildOptions {
   nsfw?: boolean;
   /** The CC3M hypernymiser's concept catalog (default: WordNet, src/wordnet/catalog.ts; the world's callers pass src/world/catalog.ts worldCatalog()). */
   catalog?: ConceptCatalog;
+  /** The CC3M hypernymiser's rule (default: the preset's, 'entities'; the world's callers pin 'every-noun' until issue #26). */
+  hypernymRule?: HypernymRule;
 }
 
 /** The preset's text options with the rare-word threshold scaled to the vocabulary's corpus. */
@@ -152,7 +165,7 @@ export function buildStages(
   }
   if (wanted('transform')) {
     if (preset.transform === 'hypernymise') {
-      const transform = new Cc3mTransform({ catalog: options.catalog });
+      const transform = new Cc3mTransform({ catalog: options.catalog, hypernymRule: options.hypernymRule ?? preset.hypernymRule });
       stages.push({ name: 'transform', check: (pair) => transform.check(pair) });
     } else stages.push({ name: 'transform', check: (pair) => keep(replacePersons(pair.caption)) });
   }

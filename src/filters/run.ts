@@ -19,6 +19,7 @@ import { PRESETS, STAGE_NAMES, StageName, buildStages, textOptionsFor } from './
 import { WordCounts, WordFrequencies } from './text';
 import { ReferenceVocabulary } from './reference-vocabulary';
 import type { ConceptCatalog } from '../wordnet/catalog';
+import type { HypernymRule } from './hypernyms';
 import { writeFileAtomic } from '../util/atomic';
 
 export type PresetName = keyof typeof PRESETS;
@@ -37,6 +38,8 @@ export interface FilterPoolOptions {
   workers?: number;
   /** The CC3M hypernymiser's concept catalog (default: WordNet; the world's callers pass src/world/catalog.ts worldCatalog()). */
   catalog?: ConceptCatalog;
+  /** The CC3M hypernymiser's rule (default: the preset's, 'entities'; src/filters/hypernyms.ts). */
+  hypernymRule?: HypernymRule;
   /**
    * The rare-word check's vocabulary (docs/filters.md): 'reference' (default: SUBTLEX-US + WordNet, the
    * papers' thresholds), 'input' (the input's own counts, threshold scaled to its size: the embedded
@@ -118,6 +121,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
     nsfw: options.nsfw,
     workers: options.workers,
     catalog: options.catalog,
+    hypernymRule: options.hypernymRule,
   };
   const { stages, datasetStages, pooled, close } = buildStages(preset, buildOptions);
   const resolvedLayout: TsvLayout = fs.statSync(options.input).isDirectory()

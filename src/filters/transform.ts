@@ -12,7 +12,12 @@
  * open stand-in for the Knowledge Graph (instances: places; hypernyms: fine-grained nouns). Dates and
  * durations are found by patterns over the tokens (months, years, weekdays, "10 minutes", …).
  *
- * ## Which nouns are hypernymised (the documented rule)
+ * ## Which nouns are hypernymised
+ * `hypernymRule` (src/filters/hypernyms.ts) chooses. 'entities' (the default, the paper's rule): named things
+ * only: persons as below, capitalised runs WordNet knows as instances → their class ("Canada" → country,
+ * "Manitoba" → province), removed before a noun or in a locative phrase; the image's labels or the caption's
+ * words pick the sense; common nouns stay. 'every-noun' (cckit's earlier rule; the embedded world until
+ * issue #26) adds rules 1 and 2 below and its own place rule (`handlePlaces` without labels).
  *  1. Nouns naming a concept of the injected concept catalog (src/wordnet/catalog.ts; multi-word
  *     names such as "spotted owl" match as one): with `catalogRule: 'long-tail'` (default) the
  *     catalog's fine-grained concepts become their hypernym and its common concepts are kept;
@@ -45,6 +50,7 @@ import { analyse, Token } from './nlp';
 import { CandidatePair, Verdict, keep, reject } from './types';
 import { PERSON_TOKEN } from '../text/tokens';
 import { entityKinds, findPersons, isOrdinaryWord, EntityKind } from './persons';
+import { HypernymRule, entityClass, labelsFavour } from './hypernyms';
 
 export interface Cc3mTransformOptions {
   /** Captions with fewer word tokens after the transform are dropped (`transform:too-short`). */
@@ -57,8 +63,14 @@ export interface Cc3mTransformOptions {
   removeModifiers: boolean;
   /** Replace names by role / "person" and places by their class. */
   replaceEntities: boolean;
-  /** Hypernymise fine-grained nouns (rule in the module comment). */
+  /** Hypernymise fine-grained nouns (rules 1 and 2 in the module comment; only under `hypernymRule: 'every-noun'`). */
   hypernymize: boolean;
+  /**
+   * Which words are hypernymised (src/filters/hypernyms.ts, CC3M §3): 'entities' (default: named things only;
+   * common nouns stay, the image's labels pick the sense) or 'every-noun' (also every fine-grained catalog
+   * noun and rare WordNet noun: rules 1 and 2; the embedded world's pools until issue #26).
+   */
+  hypernymRule: HypernymRule;
   /** Which catalog concepts are hypernymised (rule 1). */
   catalogRule: 'long-tail' | 'all' | 'none';
   /** Rule 2: WordNet nouns with fewer SemCor tags than this are rare. */
@@ -78,6 +90,7 @@ export const DEFAULT_CC3M_TRANSFORM: Cc3mTransformOptions = {
   removeModifiers: true,
   replaceEntities: true,
   hypernymize: true,
+  hypernymRule: 'entities',
   catalogRule: 'long-tail',
   rareBelow: 1,
   mergeCoordination: true,
@@ -314,6 +327,71 @@ function onlyInstance(phrase: string): boolean {
   return ids.every((id) => id.charAt(0) === 'n' && wn.synset(id).pointers.some((p) => p.symbol === '@i'));
 }
 
+/**
+ * The 'entities' rule's test for a capitalised run (src/filters/hypernyms.ts): a WordNet instance that is
+ * not mainly a person (names are findPersons' business), not contradicted by the image's labels; a
+ * single word that is also an ordinary word ("Queens", "Turkey", "China") only with a sign of the name:
+ * labels for it, a locative preposition before it, or a named place beside it ("China - Hong Kong").
+ */
+function namedThing(p: Piece[], i: number, len: number, phrase: string, kinds: readonly EntityKind[], noisy: boolean, labels: readonly string[]): boolean {
+  if (kinds.length === 0 || kinds[0] === 'person' || !kinds.some((k) => k !== 'person')) return false;
+  const favour = labelsFavour(phrase, labels);
+  if (favour === 'ordinary') return false;
+  if (favour === 'entity') return true;
+  if (noisy) return onlyInstance(phrase);
+  if (len > 1 || !isOrdinaryWord(phrase)) return true;
+  const live = (from: number, step: number): Piece | undefined => {
+    for (let k = from; k >= 0 && k < p.length; k += step) if (!p[k]!.gone) return p[k];
+    return undefined;
+  };
+  // an ordinary word before another capitalised word is part of a longer name WordNet does not know ("Sierra Beauty")
+  const following = live(i + len, 1);
+  if (following !== undefined && following.isWord && following.capital) return false;
+  if (namedFirst(phrase)) return true;
+  let before = live(i - 1, -1);
+  if (before?.lower === 'the') before = live(p.indexOf(before) - 1, -1);
+  if (before !== undefined && LOCATIVE_PREPOSITIONS.has(before.lower)) return true;
+  const besidePlace = (sep: Piece | undefined, other: Piece | undefined): boolean =>
+    sep !== undefined &&
+    (sep.lower === ',' || sep.lower === '-') &&
+    other !== undefined &&
+    other.capital &&
+    !isOrdinaryWord(other.lower) &&
+    entityKinds(other.lower).some((k) => k !== 'person' && k !== 'other');
+  // the run must be a whole item of the list ("China - Hong Kong", not "Germany - North Rhine Westphalia")
+  const previous = live(i - 1, -1);
+  const next = live(i + len, 1);
+  const bound = (t: Piece | undefined): boolean => t === undefined || /^[,.;:!?-]$/.test(t.lower);
+  if (!bound(previous) || !bound(next)) return false;
+  return besidePlace(previous, previous ? live(p.indexOf(previous) - 1, -1) : undefined) || besidePlace(next, next ? live(p.indexOf(next) + 1, 1) : undefined);
+}
+
+/**
+ * A word whose first noun sense in WordNet is a named thing ("Paris", "China"), not the plural of an
+ * ordinary noun ("Queens") and no other part of speech ("Nice", "North").
+ */
+function namedFirst(word: string): boolean {
+  const wn = wordnet();
+  const first = wn.synsetsOfLemma(word, 'n')[0];
+  if (first === undefined || !wn.synset(first).pointers.some((q) => q.symbol === '@i')) return false;
+  if (wn.lemmaBaseForms(word, 'n').some((base) => base !== word && wn.synsetsOfLemma(base, 'n').length > 0)) return false;
+  return wn.synsetsOf(word).every((id) => id.charAt(0) === 'n');
+}
+
+/** After words before `i` were removed: the nearest "a"/"an" within three tokens agrees with the next word. */
+function fixArticle(p: Piece[], i: number): void {
+  for (let k = i - 1, seen = 0; k >= 0 && seen < 3; k--) {
+    const a = p[k]!;
+    if (a.gone) continue;
+    seen++;
+    if (a.lower === 'a' || a.lower === 'an') {
+      const following = p.slice(k + 1).find((x) => !x.gone && x.isWord);
+      if (following) a.text = matchCase(a.text, article(following.lower));
+      return;
+    }
+  }
+}
+
 // ------------------------------------------------------------------ transform
 
 export class Cc3mTransform {
@@ -326,20 +404,20 @@ export class Cc3mTransform {
 
   /** PairStage-compatible entry point (src/filters/pipeline.ts). */
   check(pair: CandidatePair): Verdict {
-    return this.transform(pair.caption);
+    return this.transform(pair.caption, pair.tags);
   }
 
-  /** The transformed caption, or a rejection (`transform:too-short`). */
-  transform(caption: string): Verdict {
-    const out = this.rewrite(caption);
+  /** The transformed caption, or a rejection (`transform:too-short`). `labels`: the image's tags, if any. */
+  transform(caption: string, labels?: readonly string[]): Verdict {
+    const out = this.rewrite(caption, labels);
     const words = out.match(/[\p{L}\p{N}<>]+/gu) ?? [];
     if (words.length < this.options.minTokens)
       return reject('transform:too-short', `"${out.slice(0, 200)}" has ${words.length} words after the transform; at least ${this.options.minTokens}`);
     return keep(out);
   }
 
-  /** The rewritten caption without the length check. */
-  rewrite(caption: string): string {
+  /** The rewritten caption without the length check (`labels` pick senses under the 'entities' rule). */
+  rewrite(caption: string, labels?: readonly string[]): string {
     const o = this.options;
     let text = caption.replace(/\s+/g, ' ').trim();
     // §3 named entities, persons: role word or "person" (CC12M's <PERSON> placeholder too)
@@ -357,9 +435,9 @@ export class Cc3mTransform {
       fixed: false,
     }));
     if (o.removeDates) this.dropDates(pieces);
-    if (o.removeLocations || o.replaceEntities) this.handlePlaces(pieces, noisy);
+    if (o.removeLocations || o.replaceEntities) this.handlePlaces(pieces, noisy, o.hypernymRule === 'entities' ? (labels ?? []) : undefined);
     if (o.removeModifiers) this.dropModifiers(pieces, noisy);
-    if (o.hypernymize) this.hypernymise(pieces);
+    if (o.hypernymize && o.hypernymRule === 'every-noun') this.hypernymise(pieces);
     // "durian fruit" → "fruit fruit" → "fruit": a replacement equal to its neighbour collapses
     let kept = pieces.filter((p) => !p.gone);
     kept = kept.filter((p, i) => !(p.fixed && kept[i + 1] !== undefined && kept[i + 1]!.isWord && nounBase(kept[i + 1]!.lower) === nounBase(p.lower)));
@@ -439,9 +517,15 @@ export class Cc3mTransform {
     }
   }
 
-  private handlePlaces(p: Piece[], noisy: boolean): void {
+  /**
+   * Named places (and, under the 'entities' rule, every named thing WordNet knows): removed in a locative
+   * phrase, else replaced by their class. `labels` is given under the 'entities' rule only.
+   */
+  private handlePlaces(p: Piece[], noisy: boolean, labels?: readonly string[]): void {
     const o = this.options;
     const n = p.length;
+    // the caption's own words, before any replacement: the context that picks a name's sense without labels
+    const context = p.map((t) => t.lower).join(' ');
     for (let i = 0; i < n; i++) {
       if (p[i]!.gone || !p[i]!.isWord) continue;
       // the longest run (≤ 4 tokens) that is a named place
@@ -450,9 +534,22 @@ export class Cc3mTransform {
       for (let len = Math.min(4, n - i); len >= 1 && found < 0; len--) {
         const run = p.slice(i, i + len);
         if (run.some((t) => t.gone || !t.isWord || !/\p{L}/u.test(t.text))) continue;
-        if (!noisy && !run.every((t) => t.capital)) continue;
+        // under the 'entities' rule a name may hold "of" / "de" ("District of Columbia", "Comte de Nice")
+        const capitalised = (t: Piece, k: number): boolean =>
+          t.capital || (labels !== undefined && k > 0 && k < len - 1 && (t.lower === 'of' || t.lower === 'de'));
+        if (!noisy && !run.every(capitalised)) continue;
         const phrase = run.map((t) => t.lower).join(' ');
         const kinds = entityKinds(phrase);
+        if (labels !== undefined) {
+          if (namedThing(p, i, len, phrase, kinds, noisy, labels)) {
+            found = i + len;
+            word = kinds.find((k) => k !== 'person') === 'city' ? 'city' : (entityClass(phrase, labels, context) ?? placeWord(kinds, phrase));
+          } else if (!noisy && len >= 2 && PLACE_HEADS.has(run[len - 1]!.lower)) {
+            found = i + len;
+            word = run[len - 1]!.lower;
+          }
+          continue;
+        }
         const place =
           kinds.length > 0 &&
           kinds[0] !== 'person' &&
@@ -473,8 +570,13 @@ export class Cc3mTransform {
       while (p[end]?.lower === ',' && p[end + 1] && entityKinds(p[end + 1]!.lower).some((k) => k === 'country' || k === 'location' || k === 'city')) end += 2;
       let s = i;
       if (p[s - 1]?.lower === 'the') s--;
+      const after = p.slice(end).find((t) => !t.gone);
       if (o.removeLocations && LOCATIVE_PREPOSITIONS.has(p[s - 1]?.lower ?? '')) {
         for (let k = s - 1; k < end; k++) p[k]!.gone = true;
+      } else if (labels !== undefined && o.removeModifiers && after !== undefined && after.isWord && (after.pos === 'NOUN' || after.pos === 'PROPN')) {
+        // §3: a proper-noun modifier of a noun is removed ("a Seville orange" → "an orange")
+        for (let k = i; k < end; k++) p[k]!.gone = true;
+        fixArticle(p, i);
       } else if (o.replaceEntities) {
         p[i]!.text = word;
         p[i]!.lower = word;
@@ -513,6 +615,23 @@ export class Cc3mTransform {
           for (let k = i; k < j; k++) p[k]!.gone = true;
         }
         continue;
+      }
+      // 'entities' rule: a run of two or more proper nouns before a noun is a name too, even of ordinary
+      // words ("British Airways Airbus A319 aircraft" → "aircraft", CC3M §3's example)
+      if (!noisy && this.options.hypernymRule === 'entities' && t.pos === 'PROPN' && t.capital && !t.fixed) {
+        let j = i;
+        let names = 0;
+        while (j < n && (p[j]!.gone || (p[j]!.pos === 'PROPN' && p[j]!.capital && !p[j]!.fixed))) {
+          if (!p[j]!.gone) names++;
+          j++;
+        }
+        const head = p[j];
+        if (names >= 2 && head && head.pos === 'NOUN' && !head.capital && head.isWord) {
+          for (let k = i; k < j; k++) p[k]!.gone = true;
+          fixArticle(p, j);
+          i = j - 1;
+          continue;
+        }
       }
       // proper-noun modifiers of a noun ("Nike shoes" → "shoes"); ordinary words stay ("Apple pie")
       if (!noisy && t.pos === 'PROPN' && t.capital && !isOrdinaryWord(t.lower)) {

@@ -1,5 +1,6 @@
 /**
- * The concept catalog the CC3M hypernymiser (src/filters/transform.ts, rule 1) consults, defined
+ * The concept catalog the CC3M hypernymiser (src/filters/transform.ts, rule 1) consults under its
+ * `hypernymRule: 'every-noun'` (the 'entities' default consults none: src/filters/hypernyms.ts), defined
  * here at the bottom so the filters and the world both reach it by importing down: which
  * nouns are concepts, whether a concept is "common" (kept under `catalogRule: 'long-tail'`), and
  * the hypernym that replaces it. The catalog is injected; this module knows two kinds:
