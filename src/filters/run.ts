@@ -41,8 +41,8 @@ export interface FilterPoolOptions {
   /** The CC3M hypernymiser's rule (default: the preset's, 'entities'; src/filters/hypernyms.ts). */
   hypernymRule?: HypernymRule;
   /**
-   * The rare-word check's vocabulary (docs/filters.md): 'reference' (default: SUBTLEX-US + WordNet, the
-   * papers' thresholds), 'input' (the input's own counts, threshold scaled to its size: the embedded
+   * The rare-word check's vocabulary (docs/filters.md): 'reference' (default: English Wikipedia's word list +
+   * SUBTLEX-US + WordNet, the papers' thresholds), 'input' (the input's own counts, threshold scaled to its size: the embedded
    * world's choice) or a `token<TAB>count` file (thresholds as stated).
    */
   vocabulary?: VocabularyChoice;

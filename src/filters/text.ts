@@ -27,9 +27,9 @@
  * raw text (only person names become `<PERSON>`): that is a text *transformation*, not this stage —
  * this filter never rewrites words, it only crops boilerplate.
  *
- * The vocabulary (check 4). cckit has no Wikipedia counts; the check takes any `WordFrequencies`:
+ * The vocabulary (check 4). cckit has no full Wikipedia counts; the check takes any `WordFrequencies`:
  *   - the reference vocabulary for real text (`ReferenceVocabulary`, src/filters/reference-vocabulary.ts:
- *     SUBTLEX-US counts scaled to Wikipedia's size, plus WordNet lemmas), thresholds as the papers state;
+ *     English Wikipedia's word list, SUBTLEX-US counts scaled to Wikipedia's size, WordNet lemmas), thresholds as the papers state;
  *   - the corpus being filtered, counted in a first streaming pass (`WordCounts.fromCaptions`), with the
  *     threshold scaled to its size; this is how the embedded world is filtered (its words are its own),
  *     and the reading CC12M's wording suggests (the threshold was raised because the *pool* grew), or
