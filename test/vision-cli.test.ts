@@ -74,3 +74,32 @@ test('image sources: webdataset shards give bytes, url keys, tags and ground-tru
   assert.deepEqual(refs[0]!.tags, ['a tag']);
   assert.deepEqual(refs[1]!.boxes, worldImageInfo('world://0/coco-val/1.jpg').boxes);
 });
+
+test('cckit features: features of shard images are found again by content when the same images are read from a split folder', async () => {
+  const world = worldFor(0);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-features-content-'));
+  const images = await Promise.all([0, 1].map((id) => world.render('coco-val', id)));
+  // a download's shards: the bytes, named by the URL they came from
+  const shards = path.join(dir, 'shards');
+  await writeShards(
+    shards,
+    images.map((image, id) => ({ kind: 'success', image, imageExt: 'jpg', caption: `picture ${id}`, url: `http://example.test/${id}.jpg` })),
+  );
+  // a split of the same images: files in another folder, named by a COCO captions file
+  fs.mkdirSync(path.join(dir, 'split', 'images'), { recursive: true });
+  images.forEach((image, id) => fs.writeFileSync(path.join(dir, 'split', 'images', `${id}.jpg`), image));
+  const coco = {
+    images: images.map((_, id) => ({ id, file_name: `images/${id}.jpg` })),
+    annotations: images.map((_, id) => ({ id, image_id: id, caption: `picture ${id}` })),
+  };
+  fs.writeFileSync(path.join(dir, 'split', 'train.json'), JSON.stringify(coco));
+  const cache = path.join(dir, 'cache');
+  const features = (input: string) => runCli(['features', '--in', input, '--out', cache, '--pretrain-steps', '2', '--pretrain-images', '16']);
+  const first = features(shards);
+  assert.equal(first.status, 0, first.stderr);
+  assert.match(first.stdout, /computed\s+2 /);
+  const again = features(path.join(dir, 'split', 'train.json'));
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /computed\s+0 /);
+  assert.match(again.stdout, /already cached\s+2/);
+});

@@ -176,6 +176,8 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
           ],
           ['computed', `${result.computed} (${seconds > 0 ? (result.computed / seconds).toFixed(1) : '—'} images/s)`],
           ['already cached', String(result.cached)],
+          // read twice, or the same bytes under another name: featurised once (the store keys by content)
+          ['repeats', String(result.read - result.computed - result.cached - result.failed.length)],
           ['failed', String(result.failed.length)],
           ['store', result.store.dir],
         ],

@@ -33,7 +33,10 @@ export const MAX_TAGS = 16;
 
 /** One image to featurise. */
 export interface ImageRef {
-  /** Cache key (a world:// or http(s) URL, a file path, SHARD#KEY …); also the source when `url` and `bytes` are absent. */
+  /**
+   * The image's name (a world:// or http(s) URL, a file path, SHARD#KEY …); also the source when `url` and `bytes` are
+   * absent. The store keys features by content (cache.ts) and remembers this name as one way to reach them.
+   */
   key: string;
   url?: string;
   /** Encoded image bytes already in hand (shard members). */

@@ -14,6 +14,7 @@ import type * as TF from '@tensorflow/tfjs';
 import type { GraphModel } from '@tensorflow/tfjs';
 import type { Backbone } from './backbone';
 import { loadTf } from '../tf/backend';
+import { loadBundledNsfwModel } from '../filters/nsfw';
 import { mixSeed, seededRandom } from '../util/random';
 
 type Tfjs = typeof TF;
@@ -35,16 +36,6 @@ export interface MobilenetOptions {
  * coco-val images of the tiny world (seed 0) on wasm; dividing by it gives RMS ≈ 1.
  */
 const RAW_GLOBAL_RMS = 1.184;
-
-function silenced<T>(fn: () => Promise<T>): Promise<T> {
-  const info = console.info;
-  console.info = () => undefined;
-  try {
-    return fn();
-  } finally {
-    console.info = info;
-  }
-}
 
 export class MobilenetBackbone implements Backbone {
   readonly name = 'mobilenet' as const;
@@ -70,8 +61,7 @@ export class MobilenetBackbone implements Backbone {
   static async load(options: MobilenetOptions = {}): Promise<MobilenetBackbone> {
     const tf = loadTf();
     await tf.ready();
-    const nsfwjs = require('nsfwjs') as typeof import('nsfwjs');
-    const wrapper = await silenced(() => nsfwjs.load(MOBILENET_MODEL));
+    const wrapper = await loadBundledNsfwModel(MOBILENET_MODEL);
     const model = (wrapper as unknown as { model: GraphModel }).model;
     const featureDim = options.featureDim ?? 256;
     const seed = options.seed ?? 0;

@@ -14,6 +14,12 @@ import { sceneSvg } from '../world/render';
 import type { Concept, Scene } from '../world/types';
 import { loadSharp } from '../util/sharp';
 
+/**
+ * Names the way images become backbone pixels (decodePixels, renderScenePixels): the feature store keeps it with
+ * its entries and does not reuse features made another way. Raise it when a change here changes the pixels.
+ */
+export const PIXELS_VERSION = 1;
+
 /** Square RGB pixels of one image and the size of the image they came from. */
 export interface SquarePixels {
   rgb: Uint8Array;
