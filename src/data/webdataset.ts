@@ -153,6 +153,22 @@ export class ShardError extends Error {
   }
 }
 
+/** Why a sample cannot be decoded: a stable reason code (a pipeline's reject reason) and the detail. */
+export type SampleProblem = 'member-too-large' | 'no-image' | 'no-caption' | 'malformed-json' | 'json-not-object';
+
+/** A sample that cannot be decoded; the message names the file and sample, `reason` and `detail` say why. */
+export class SampleError extends ShardError {
+  constructor(
+    file: string,
+    key: string,
+    readonly reason: SampleProblem,
+    readonly detail: string,
+  ) {
+    super(file, `sample ${quoteInput(key)}: ${detail}`);
+    this.name = 'SampleError';
+  }
+}
+
 const IMAGE_EXTS: readonly string[] = ['jpg', 'png', 'gif', 'webp'];
 const DEFAULT_MTIME = new Date(Date.UTC(2000, 0, 1));
 
@@ -798,22 +814,23 @@ const DECODED_EXTS: readonly string[] = [...IMAGE_EXTS, 'txt', 'json'];
  * image, caption or metadata was over the size cap is rejected with the reason.
  */
 export function decodeSample(raw: RawSample): ShardSample {
-  const where = `sample ${quoteInput(raw.key)}`;
+  const problem = (reason: SampleProblem, detail: string) => new SampleError(raw.source, raw.key, reason, detail);
   const oversized = DECODED_EXTS.find((ext) => raw.oversized?.[ext] !== undefined);
-  if (oversized !== undefined) throw new ShardError(raw.source, `${where}: ${raw.oversized![oversized]}`);
+  if (oversized !== undefined) throw problem('member-too-large', raw.oversized![oversized]!);
   const imageExt = (['jpg', 'png', 'gif', 'webp'] as const).find((ext) => raw.files[ext] !== undefined);
-  if (!imageExt) throw new ShardError(raw.source, `${where}: no .jpg, .png, .gif or .webp member (has ${Object.keys(raw.files).join(', ')})`);
+  if (!imageExt) throw problem('no-image', `no .jpg, .png, .gif or .webp member (has ${Object.keys(raw.files).join(', ')})`);
   const txt = raw.files.txt;
-  if (txt === undefined) throw new ShardError(raw.source, `${where}: no .txt member`);
+  if (txt === undefined) throw problem('no-caption', 'no .txt member');
   let json: Record<string, unknown> = {};
   if (raw.files.json !== undefined) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.files.json.toString('utf8'));
     } catch (err) {
-      throw new ShardError(raw.source, `${where}: malformed ${raw.key}.json: ${(err as Error).message}`);
+      throw problem('malformed-json', `malformed ${quoteInput(raw.key)}.json: ${(err as Error).message}`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ShardError(raw.source, `${where}: ${raw.key}.json is not an object`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw problem('json-not-object', `${quoteInput(raw.key)}.json is not an object`);
     json = parsed as Record<string, unknown>;
   }
   return { key: raw.key, image: raw.files[imageExt], imageExt, caption: txt.toString('utf8'), json };

@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
 import { commitTemporary, discardTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
-import { ShardSample, countSamples, decodeSample, readSampleRange } from '../data/webdataset';
+import { SampleError, ShardSample, countSamples, decodeSample, readSampleRange } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
 import { ImageSource, type ImageSourceOptions } from '../data/images';
@@ -214,7 +214,8 @@ async function* inputItems(input: string, layout: TsvLayout, range?: { start: nu
     try {
       sample = decodeSample(raw);
     } catch (err) {
-      yield { line, url: raw.key, reject: `input:${(err as Error).message.split(': ').slice(-1)[0]}`, bytes: 0 };
+      if (!(err instanceof SampleError)) throw err;
+      yield { line, url: raw.key, reject: `input:${err.reason}`, detail: err.detail, bytes: 0 };
       continue;
     }
     const url = typeof sample.json.url === 'string' ? sample.json.url : `${raw.source}#${sample.key}`;
