@@ -1,7 +1,9 @@
 /**
  * Training speed of the TransformerCaptioner (tiny and small presets): ms, CPU ms, samples/s and
  * achieved GFLOP/s of one step (forward + backward + Adam) through the trainer's own step code, for
- * tfjs with cckit's native kernels (1 or 2 OpenBLAS threads, or 2 data-parallel replicas), tfjs wasm
+ * tfjs with cckit's native kernels (its own SGEMM on 1 or 2 threads, or 2 data-parallel replicas; and, where
+ * `CCKIT_NATIVE_OPENBLAS=1 npm run build:native` built it, the same addon with its matrix products on
+ * OpenBLAS, for comparison), tfjs wasm
  * as shipped with cckit's wasm kernels, and the PyTorch peer (bench/torch_step.py, same
  * architecture, batch and sequence length; a persistent child process on 1 or 2 threads).
  *
@@ -26,11 +28,12 @@ import type * as TF from '@tensorflow/tfjs';
 import { EncoderInput } from '../src/models/types';
 import { TRANSFORMER_SIZES, TransformerSize } from '../src/models/transformer';
 import { BACKEND_ENV_VAR, initBackend, loadTf } from '../src/tf/backend';
-import { nativeKernelsInfo, useNativeKernels } from '../src/tf/native-kernels';
+import { loadOpenBlasComparison, NativeAddon, nativeKernelsInfo, useNativeKernels } from '../src/tf/native-kernels';
 import { createModel, ModelDims } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
 import { localGradients, Replicas, StepGradients } from '../src/train/parallel';
-import { BatchTensors, objectiveCounts, objectiveLoss, TrainConfig } from '../src/train/trainer';
+import { BatchTensors, objectiveCounts } from '../src/train/objectives';
+import { replicaLoss, TrainConfig } from '../src/train/trainer';
 import { seededRandom } from '../src/util/random';
 
 const BATCH = 32;
@@ -138,15 +141,15 @@ interface Variant {
   close(): Promise<void>;
 }
 
-type VariantKey = 'native' | 'native-2t' | 'replicas-2' | 'wasm' | 'torch' | 'torch-2t';
-const ALL_VARIANTS: VariantKey[] = ['native', 'native-2t', 'replicas-2', 'wasm', 'torch', 'torch-2t'];
+type VariantKey = 'native' | 'openblas' | 'native-2t' | 'replicas-2' | 'wasm' | 'torch' | 'torch-2t';
+const ALL_VARIANTS: VariantKey[] = ['native', 'openblas', 'native-2t', 'replicas-2', 'wasm', 'torch', 'torch-2t'];
 
 /**
  * A tfjs contender: its own model (same seed, so the same weights as the others), its kernels
- * selected before each of its steps (native with `threads` OpenBLAS threads, or wasm alone), and
- * `workers` data-parallel replicas.
+ * selected before each of its steps (native with `threads` threads, on `addon` when given, or wasm
+ * alone), and `workers` data-parallel replicas.
  */
-async function tfjsVariant(key: VariantKey, size: TransformerSize, native: boolean, threads: number, workers: number): Promise<Variant> {
+async function tfjsVariant(key: VariantKey, size: TransformerSize, native: boolean, threads: number, workers: number, addon?: NativeAddon): Promise<Variant> {
   const tf = loadTf();
   const config = benchConfig(size);
   const dims: ModelDims = { vocabSize: VOCAB, visualDim: VISUAL_DIM, geometryDim: GEOMETRY_DIM, mocClasses: 0, seed: 1 };
@@ -155,8 +158,8 @@ async function tfjsVariant(key: VariantKey, size: TransformerSize, native: boole
   const params = [...variables.values()].reduce((n, v) => n + v.size, 0);
   const optimizer = new Optimizer(config.optimizer, variables);
   const batch = syntheticBatch(tf);
-  const loss = (t: BatchTensors, parts: Record<string, TF.Scalar>, scales?: Record<string, number>) =>
-    objectiveLoss(tf, model, undefined, t, config, parts, scales);
+  // the trainer's own loss (the one its data-parallel replicas use)
+  const loss = replicaLoss(model, config);
   const replicas =
     workers > 1
       ? await Replicas.start<BatchTensors, TrainConfig>({
@@ -173,7 +176,7 @@ async function tfjsVariant(key: VariantKey, size: TransformerSize, native: boole
         })
       : undefined;
   const run = async (i: number): Promise<number> => {
-    useNativeKernels(native, threads);
+    useNativeKernels(native, threads, addon);
     const t0 = performance.now();
     model.setDropoutStep?.(i);
     const { grads }: StepGradients = replicas ? await replicas.gradients(i, batch) : localGradients(variables, (parts) => loss(batch, parts));
@@ -181,7 +184,7 @@ async function tfjsVariant(key: VariantKey, size: TransformerSize, native: boole
     optimizer.apply(grads, 1e-4);
     return performance.now() - t0;
   };
-  const what = native ? `native ${threads}t` : 'wasm';
+  const what = native ? `${addon ? 'native, OpenBLAS matmul' : 'native'} ${threads}t` : 'wasm';
   return {
     key,
     label: `tfjs ${what}${workers > 1 ? `, ${workers} replicas` : ''}`,
@@ -223,6 +226,12 @@ async function profileStep(tf: typeof TF, run: () => Promise<number>): Promise<v
   const kernelMs = byName.reduce((s, [, e]) => s + e.ms, 0);
   console.log(`  profile: ${info.kernels.length} kernel calls, ${kernelMs.toFixed(0)} ms in kernels of a ${wall.toFixed(0)} ms step (profiled); top kernels:`);
   for (const [name, e] of byName.slice(0, 12)) console.log(`    ${name.padEnd(30)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
+  console.log(
+    `    and: ${byName
+      .slice(12)
+      .map(([name, e]) => `${name} ${e.calls}×`)
+      .join(', ')}`,
+  );
   console.log('  top kernel calls by input shapes:');
   for (const [key, e] of tally((k) => `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join(' ')}`).slice(0, 16)) {
     console.log(`    ${key.padEnd(64)} ${e.ms.toFixed(1).padStart(8)} ms ${String(e.calls).padStart(5)} calls`);
@@ -289,12 +298,14 @@ async function main(): Promise<void> {
   const profile = process.argv.includes('--profile');
   const say = json ? () => {} : (line: string) => console.log(line);
   const info = await initBackend({ env: { [BACKEND_ENV_VAR]: 'wasm-native' }, logger: () => {} });
-  const blas = nativeKernelsInfo().blas;
+  const kernels = nativeKernelsInfo().description;
+  const openblas = keys.includes('openblas') ? loadOpenBlasComparison() : {};
+  if (openblas.why) say(`  no OpenBLAS comparison: ${openblas.why}`);
   say(
     `training step: batch ${BATCH}, ${TOKENS} caption tokens, ${POSITIONS} visual positions × ${VISUAL_DIM} (+${GEOMETRY_DIM} geometry), vocabulary ${VOCAB}, IC loss, Adam`,
   );
   say(
-    `tfjs ${info.version} on wasm (${info.threads} thread) with cckit's native kernels (${blas}) or without; ${steps} interleaved rounds after ${warmup} warm-up, medians; FLOPs = 3 × Σ 2·m·n·k over the forward matmuls`,
+    `tfjs ${info.version} on wasm (${info.threads} thread) with cckit's native kernels (${kernels}) or without; ${steps} interleaved rounds after ${warmup} warm-up, medians; FLOPs = 3 × Σ 2·m·n·k over the forward matmuls`,
   );
   for (const size of presets) {
     const shape = TRANSFORMER_SIZES[size];
@@ -304,7 +315,9 @@ async function main(): Promise<void> {
     const variants: Variant[] = [];
     for (const key of keys) {
       if (key === 'native') variants.push(await tfjsVariant(key, size, true, 1, 1));
-      else if (key === 'native-2t') variants.push(await tfjsVariant(key, size, true, 2, 1));
+      else if (key === 'openblas') {
+        if (openblas.addon) variants.push(await tfjsVariant(key, size, true, 1, 1, openblas.addon));
+      } else if (key === 'native-2t') variants.push(await tfjsVariant(key, size, true, 2, 1));
       else if (key === 'replicas-2') variants.push(await tfjsVariant(key, size, true, 1, 2));
       else if (key === 'wasm') variants.push(await tfjsVariant(key, size, false, 1, 1));
       else {
@@ -335,7 +348,10 @@ async function main(): Promise<void> {
     const torch = med('torch');
     for (const v of variants) {
       const m = med(v.key)!;
-      const ratio = torch ? `  ${(torch.ms / m.ms).toFixed(2)}× torch 1t` : '';
+      const viaOpenBlas = med('openblas');
+      const ratio =
+        (torch ? `  ${(torch.ms / m.ms).toFixed(2)}× torch 1t` : '') +
+        (viaOpenBlas && v.key !== 'openblas' ? `  ${(viaOpenBlas.ms / m.ms).toFixed(2)}× OpenBLAS` : '');
       say(
         `  ${v.label.padEnd(26)} ${m.ms.toFixed(0).padStart(6)} ms/step (CPU ${m.cpuMs.toFixed(0).padStart(5)} ms) ${((BATCH * 1000) / m.ms).toFixed(1).padStart(7)} samples/s ${(flops / m.ms / 1e6).toFixed(1).padStart(6)} GFLOP/s${ratio}`,
       );
@@ -345,6 +361,9 @@ async function main(): Promise<void> {
       const native = med('native');
       const wasm = med('wasm');
       line.tfjs_native_ms = native?.ms ?? null;
+      const viaOpenBlas = med('openblas');
+      line.tfjs_openblas_ms = viaOpenBlas?.ms ?? null;
+      line.ratio_native_vs_openblas = native && viaOpenBlas ? viaOpenBlas.ms / native.ms : null;
       line.tfjs_wasm_ms = wasm?.ms ?? null;
       line.torch_ms = torch?.ms ?? null;
       line.ratio_native_vs_torch = native && torch ? torch.ms / native.ms : null;

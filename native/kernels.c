@@ -4,18 +4,31 @@
  * float offsets into it; the JS side (src/tf/native-kernels.ts) finds the offsets in the backend's
  * data map and allocates outputs before calling, so the heap cannot grow under us.
  *
- * Matrix products go to OpenBLAS (cblas_sgemm); the rest are plain loops the compiler vectorises.
+ * Matrix products run on cckit's own SGEMM (sgemm.c), the other arithmetic on ops.c; both come in
+ * kernel paths (portable, AVX2, AVX-512, NEON) chosen at load time from the CPU's features, or forced by
+ * CCKIT_KERNEL_PATH, and every path gives the same bits (sgemm.h, ops.h). Nothing here links a BLAS or
+ * libm's vector functions.
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
-#include <cblas.h>
-#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#ifdef __AVX2__
-#include <immintrin.h>
-/* glibc's libmvec: expf on 8 floats (AVX2), the vector twin of expf (max error ~1 ulp) */
-__m256 _ZGVdN8v_expf(__m256 x);
+
+#include "ops.h"
+#include "sgemm.h"
+
+#ifdef CCKIT_GEMM_OPENBLAS
+/* The benchmark's comparison build only (scripts/build-native.mjs, CCKIT_NATIVE_OPENBLAS=1): products on OpenBLAS. */
+#include <cblas.h>
+static int cckit_sgemm_openblas(int transA, int transB, int64_t m, int64_t n, int64_t k, const float *A, const float *B, float *C,
+                                const float *bias, int relu) {
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, A,
+              transA ? (int)m : (int)k, B, transB ? (int)k : (int)n, 0.0f, C, (int)n);
+  if (bias || relu) cckit_ops(CCKIT_PATH_PORTABLE)->bias_activation(C, m, n, bias, relu);
+  return 0;
+}
 #endif
 
 #define CHECK(call)                                                   \
@@ -76,32 +89,51 @@ static int in_heap(napi_env env, const Heap *h, int64_t offset, int64_t count) {
   return 1;
 }
 
+static CckitPath kernel_path = CCKIT_PATH_PORTABLE;
+static const CckitOps *ops = NULL;
+static int gemm_threads = 1;
+
+static void use_path(CckitPath path) {
+  kernel_path = path;
+  ops = cckit_ops(path);
+}
+
 /*
- * gemm(heap, batch, m, n, k, transA, transB, aOff, aStride, bOff, bStride, cOff)
- * C[i] = op(A[i]) · op(B[i]) for i < batch, row-major; C[i] is m×n at cOff + i·m·n. A stride of 0
- * broadcasts that operand over the batch.
+ * gemm(heap, batch, m, n, k, transA, transB, aOff, aStride, bOff, bStride, cOff, biasOff, activation)
+ * C[i] = act(op(A[i]) · op(B[i]) + bias) for i < batch, row-major; C[i] is m×n at cOff + i·m·n. A stride
+ * of 0 broadcasts that operand over the batch; biasOff < 0: no bias (else n floats added to every row);
+ * activation 0 linear, 1 relu.
  */
 static napi_value gemm(napi_env env, napi_callback_info info) {
-  napi_value argv[12];
+  napi_value argv[14];
   Heap h;
-  if (!get_args(env, info, 12, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  if (!get_args(env, info, 14, argv) || !get_heap(env, argv[0], &h)) return NULL;
   int64_t batch = get_i64(env, argv[1]), m = get_i64(env, argv[2]), n = get_i64(env, argv[3]), k = get_i64(env, argv[4]);
   int transA = (int)get_i64(env, argv[5]), transB = (int)get_i64(env, argv[6]);
   int64_t aOff = get_i64(env, argv[7]), aStride = get_i64(env, argv[8]);
   int64_t bOff = get_i64(env, argv[9]), bStride = get_i64(env, argv[10]), cOff = get_i64(env, argv[11]);
+  int64_t biasOff = get_i64(env, argv[12]);
+  int relu = get_i64(env, argv[13]) == 1;
   if (batch <= 0 || m <= 0 || n <= 0) return NULL;
-  if (!in_heap(env, &h, aOff, aStride * (batch - 1) + m * k) || !in_heap(env, &h, bOff, bStride * (batch - 1) + k * n) ||
-      !in_heap(env, &h, cOff, batch * m * n))
-    return NULL;
-  if (k == 0) {
-    memset(h.heap + cOff, 0, sizeof(float) * (size_t)(batch * m * n));
+  if (k < 0 || aStride < 0 || bStride < 0) {
+    napi_throw_range_error(env, NULL, "cckit native: gemm needs k ≥ 0 and strides ≥ 0");
     return NULL;
   }
-  int lda = transA ? (int)m : (int)k;
-  int ldb = transB ? (int)k : (int)n;
+  if (!in_heap(env, &h, aOff, aStride * (batch - 1) + m * k) || !in_heap(env, &h, bOff, bStride * (batch - 1) + k * n) ||
+      !in_heap(env, &h, cOff, batch * m * n) || (biasOff >= 0 && !in_heap(env, &h, biasOff, n)))
+    return NULL;
+  const float *bias = biasOff >= 0 ? h.heap + biasOff : NULL;
   for (int64_t i = 0; i < batch; i++) {
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0f,
-                h.heap + aOff + i * aStride, lda, h.heap + bOff + i * bStride, ldb, 0.0f, h.heap + cOff + i * m * n, (int)n);
+#ifdef CCKIT_GEMM_OPENBLAS
+    if (cckit_sgemm_openblas(transA, transB, m, n, k, h.heap + aOff + i * aStride, h.heap + bOff + i * bStride, h.heap + cOff + i * m * n,
+                             bias, relu) != 0) {
+#else
+    if (cckit_sgemm(kernel_path, gemm_threads, transA, transB, m, n, k, h.heap + aOff + i * aStride, h.heap + bOff + i * bStride,
+                    h.heap + cOff + i * m * n, bias, relu) != 0) {
+#endif
+      napi_throw_error(env, NULL, "cckit native: gemm could not allocate its packing buffers");
+      return NULL;
+    }
   }
   return NULL;
 }
@@ -114,15 +146,7 @@ static napi_value bias_activation(napi_env env, napi_callback_info info) {
   int64_t cOff = get_i64(env, argv[1]), rows = get_i64(env, argv[2]), n = get_i64(env, argv[3]), biasOff = get_i64(env, argv[4]);
   int act = (int)get_i64(env, argv[5]);
   if (!in_heap(env, &h, cOff, rows * n) || (biasOff >= 0 && !in_heap(env, &h, biasOff, n))) return NULL;
-  float *c = h.heap + cOff;
-  const float *bias = biasOff >= 0 ? h.heap + biasOff : NULL;
-  for (int64_t r = 0; r < rows; r++) {
-    float *row = c + r * n;
-    if (bias)
-      for (int64_t j = 0; j < n; j++) row[j] += bias[j];
-    if (act == 1)
-      for (int64_t j = 0; j < n; j++) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
-  }
+  ops->bias_activation(h.heap + cOff, rows, n, biasOff >= 0 ? h.heap + biasOff : NULL, act == 1);
   return NULL;
 }
 
@@ -141,17 +165,7 @@ static napi_value adam(napi_env env, napi_callback_info info) {
         eps = (float)get_f64(env, argv[9]);
   if (!in_heap(env, &h, wOff, count) || !in_heap(env, &h, mOff, count) || !in_heap(env, &h, vOff, count) || !in_heap(env, &h, gOff, count))
     return NULL;
-  float *w = h.heap + wOff, *m = h.heap + mOff, *v = h.heap + vOff;
-  const float *g = h.heap + gOff;
-  const float c1 = 1.0f - b1, c2 = 1.0f - b2;
-  for (int64_t i = 0; i < count; i++) {
-    float gi = g[i];
-    float mi = b1 * m[i] + c1 * gi;
-    float vi = b2 * v[i] + c2 * (gi * gi);
-    m[i] = mi;
-    v[i] = vi;
-    w[i] = w[i] - (stepSize * mi) / (sqrtf(vi) + eps);
-  }
+  ops->adam(count, h.heap + wOff, h.heap + mOff, h.heap + vOff, h.heap + gOff, b1, b2, stepSize, eps);
   return NULL;
 }
 
@@ -163,69 +177,8 @@ static napi_value adagrad(napi_env env, napi_callback_info info) {
   int64_t count = get_i64(env, argv[1]), wOff = get_i64(env, argv[2]), aOff = get_i64(env, argv[3]), gOff = get_i64(env, argv[4]);
   float lr = (float)get_f64(env, argv[5]), eps = (float)get_f64(env, argv[6]);
   if (!in_heap(env, &h, wOff, count) || !in_heap(env, &h, aOff, count) || !in_heap(env, &h, gOff, count)) return NULL;
-  float *w = h.heap + wOff, *a = h.heap + aOff;
-  const float *g = h.heap + gOff;
-  for (int64_t i = 0; i < count; i++) {
-    float ai = a[i] + g[i] * g[i];
-    a[i] = ai;
-    w[i] = w[i] - (lr * g[i]) / (sqrtf(ai) + eps);
-  }
+  ops->adagrad(count, h.heap + wOff, h.heap + aOff, h.heap + gOff, lr, eps);
   return NULL;
-}
-
-
-/* max and sum of x[0..n) (8 lanes where AVX2; the sum's order differs from a plain loop's). */
-static void max_and_sum(const float *x, int64_t n, float *maxOut, double *sumOut) {
-  float max = x[0];
-  double sum = 0;
-  int64_t j = 0;
-#ifdef __AVX2__
-  if (n >= 8) {
-    __m256 mx = _mm256_loadu_ps(x), acc = _mm256_setzero_ps();
-    for (; j + 8 <= n; j += 8) {
-      __m256 v = _mm256_loadu_ps(x + j);
-      mx = _mm256_max_ps(mx, v);
-      acc = _mm256_add_ps(acc, v);
-    }
-    float lanes[8], sums[8];
-    _mm256_storeu_ps(lanes, mx);
-    _mm256_storeu_ps(sums, acc);
-    for (int k = 0; k < 8; k++) {
-      max = lanes[k] > max ? lanes[k] : max;
-      sum += sums[k];
-    }
-  }
-#endif
-  for (; j < n; j++) {
-    max = x[j] > max ? x[j] : max;
-    sum += x[j];
-  }
-  *maxOut = max;
-  *sumOut = sum;
-}
-
-/* out[j] = exp(x[j] − shift) (out may be NULL); returns Σ out[j] in float64. */
-static double exp_shifted(const float *x, float shift, float *out, int64_t n) {
-  double sum = 0;
-  int64_t j = 0;
-#ifdef __AVX2__
-  const __m256 s = _mm256_set1_ps(shift);
-  __m256 acc = _mm256_setzero_ps();
-  for (; j + 8 <= n; j += 8) {
-    __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + j), s));
-    if (out) _mm256_storeu_ps(out + j, e);
-    acc = _mm256_add_ps(acc, e);
-  }
-  float lanes[8];
-  _mm256_storeu_ps(lanes, acc);
-  for (int k = 0; k < 8; k++) sum += lanes[k];
-#endif
-  for (; j < n; j++) {
-    float e = expf(x[j] - shift);
-    if (out) out[j] = e;
-    sum += e;
-  }
-  return sum;
 }
 
 /*
@@ -238,23 +191,15 @@ static napi_value softmax_ce(napi_env env, napi_callback_info info) {
   Heap h;
   if (!get_args(env, info, 8, argv) || !get_heap(env, argv[0], &h)) return NULL;
   int64_t xOff = get_i64(env, argv[1]), yOff = get_i64(env, argv[2]), rows = get_i64(env, argv[3]), classes = get_i64(env, argv[4]);
-  double smoothing = get_f64(env, argv[5]);
+  float smoothing = (float)get_f64(env, argv[5]);
   int64_t lossOff = get_i64(env, argv[6]), lseOff = get_i64(env, argv[7]);
   if (!in_heap(env, &h, xOff, rows * classes) || !in_heap(env, &h, yOff, rows) || !in_heap(env, &h, lossOff, rows) || !in_heap(env, &h, lseOff, rows))
     return NULL;
-  const int32_t *labels = (const int32_t *)(h.heap + yOff);
-  for (int64_t r = 0; r < rows; r++) {
-    const float *x = h.heap + xOff + r * classes;
-    float max;
-    double total;
-    max_and_sum(x, classes, &max, &total);
-    double sum = exp_shifted(x, max, NULL, classes);
-    double lse = max + log(sum);
-    int32_t y = labels[r];
-    double nll = (y >= 0 && y < classes) ? lse - x[y] : 0.0;
-    h.heap[lossOff + r] = (float)((1.0 - smoothing) * nll + smoothing * (lse - total / (double)classes));
-    h.heap[lseOff + r] = (float)lse;
+  if (classes <= 0) {
+    napi_throw_range_error(env, NULL, "cckit native: softmaxCrossEntropy needs at least one class");
+    return NULL;
   }
+  ops->softmax_ce(h.heap + xOff, (const int32_t *)(h.heap + yOff), rows, classes, smoothing, h.heap + lossOff, h.heap + lseOff);
   return NULL;
 }
 
@@ -271,17 +216,8 @@ static napi_value softmax_ce_grad(napi_env env, napi_callback_info info) {
   if (!in_heap(env, &h, xOff, rows * classes) || !in_heap(env, &h, yOff, rows) || !in_heap(env, &h, lseOff, rows) || !in_heap(env, &h, dyOff, rows) ||
       !in_heap(env, &h, dxOff, rows * classes))
     return NULL;
-  const int32_t *labels = (const int32_t *)(h.heap + yOff);
-  const float uniform = smoothing / (float)classes;
-  for (int64_t r = 0; r < rows; r++) {
-    const float *x = h.heap + xOff + r * classes;
-    float *dx = h.heap + dxOff + r * classes;
-    const float lse = h.heap[lseOff + r], dy = h.heap[dyOff + r];
-    exp_shifted(x, lse, dx, classes);
-    for (int64_t j = 0; j < classes; j++) dx[j] = dy * (dx[j] - uniform);
-    int32_t y = labels[r];
-    if (y >= 0 && y < classes) dx[y] -= dy * (1.0f - smoothing);
-  }
+  ops->softmax_ce_grad(h.heap + xOff, (const int32_t *)(h.heap + yOff), h.heap + lseOff, h.heap + dyOff, rows, classes, smoothing,
+                       h.heap + dxOff);
   return NULL;
 }
 
@@ -296,19 +232,7 @@ static napi_value layer_norm(napi_env env, napi_callback_info info) {
   if (!in_heap(env, &h, xOff, rows * dim) || !in_heap(env, &h, gOff, dim) || !in_heap(env, &h, bOff, dim) || !in_heap(env, &h, yOff, rows * dim) ||
       !in_heap(env, &h, meanOff, rows) || !in_heap(env, &h, rstdOff, rows))
     return NULL;
-  const float *g = h.heap + gOff, *b = h.heap + bOff;
-  for (int64_t r = 0; r < rows; r++) {
-    const float *x = h.heap + xOff + r * dim;
-    float *y = h.heap + yOff + r * dim;
-    float sum = 0;
-    for (int64_t j = 0; j < dim; j++) sum += x[j];
-    float mean = sum / (float)dim, var = 0;
-    for (int64_t j = 0; j < dim; j++) var += (x[j] - mean) * (x[j] - mean);
-    float rstd = 1.0f / sqrtf(var / (float)dim + eps);
-    for (int64_t j = 0; j < dim; j++) y[j] = (x[j] - mean) * rstd * g[j] + b[j];
-    h.heap[meanOff + r] = mean;
-    h.heap[rstdOff + r] = rstd;
-  }
+  ops->layer_norm(h.heap + xOff, h.heap + gOff, h.heap + bOff, rows, dim, eps, h.heap + yOff, h.heap + meanOff, h.heap + rstdOff);
   return NULL;
 }
 
@@ -326,29 +250,8 @@ static napi_value layer_norm_grad(napi_env env, napi_callback_info info) {
   if (!in_heap(env, &h, xOff, rows * dim) || !in_heap(env, &h, gOff, dim) || !in_heap(env, &h, meanOff, rows) || !in_heap(env, &h, rstdOff, rows) ||
       !in_heap(env, &h, dyOff, rows * dim) || !in_heap(env, &h, dxOff, rows * dim) || !in_heap(env, &h, dgOff, dim) || !in_heap(env, &h, dbOff, dim))
     return NULL;
-  const float *g = h.heap + gOff;
-  float *dg = h.heap + dgOff, *db = h.heap + dbOff;
-  memset(dg, 0, sizeof(float) * (size_t)dim);
-  memset(db, 0, sizeof(float) * (size_t)dim);
-  for (int64_t r = 0; r < rows; r++) {
-    const float *x = h.heap + xOff + r * dim, *dy = h.heap + dyOff + r * dim;
-    float *dx = h.heap + dxOff + r * dim;
-    const float mean = h.heap[meanOff + r], rstd = h.heap[rstdOff + r];
-    float sumDg = 0, sumDgX = 0;
-    for (int64_t j = 0; j < dim; j++) {
-      float xhat = (x[j] - mean) * rstd;
-      float dyg = dy[j] * g[j];
-      sumDg += dyg;
-      sumDgX += dyg * xhat;
-      dg[j] += dy[j] * xhat;
-      db[j] += dy[j];
-    }
-    const float meanDg = sumDg / (float)dim, meanDgX = sumDgX / (float)dim;
-    for (int64_t j = 0; j < dim; j++) {
-      float xhat = (x[j] - mean) * rstd;
-      dx[j] = rstd * (dy[j] * g[j] - meanDg - xhat * meanDgX);
-    }
-  }
+  ops->layer_norm_grad(h.heap + xOff, h.heap + gOff, h.heap + meanOff, h.heap + rstdOff, h.heap + dyOff, rows, dim, h.heap + dxOff,
+                       h.heap + dgOff, h.heap + dbOff);
   return NULL;
 }
 
@@ -359,31 +262,20 @@ static napi_value sum_outer(napi_env env, napi_callback_info info) {
   if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
   int64_t xOff = get_i64(env, argv[1]), outer = get_i64(env, argv[2]), inner = get_i64(env, argv[3]), outOff = get_i64(env, argv[4]);
   if (!in_heap(env, &h, xOff, outer * inner) || !in_heap(env, &h, outOff, inner)) return NULL;
-  float *out = h.heap + outOff;
-  memset(out, 0, sizeof(float) * (size_t)inner);
-  for (int64_t i = 0; i < outer; i++) {
-    const float *x = h.heap + xOff + i * inner;
-    for (int64_t j = 0; j < inner; j++) out[j] += x[j];
-  }
+  ops->sum_outer(h.heap + xOff, outer, inner, h.heap + outOff);
   return NULL;
 }
 
-/* sumInner(heap, xOff, outer, inner, outOff): out[i] = Σ_j x[i, j] (a reduction over trailing axes). */
+/* sumInner(heap, xOff, outer, inner, outOff): out[i] = Σ_j x[i, j] (a reduction over trailing axes, 16 lanes). */
 static napi_value sum_inner(napi_env env, napi_callback_info info) {
   napi_value argv[5];
   Heap h;
   if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
   int64_t xOff = get_i64(env, argv[1]), outer = get_i64(env, argv[2]), inner = get_i64(env, argv[3]), outOff = get_i64(env, argv[4]);
   if (!in_heap(env, &h, xOff, outer * inner) || !in_heap(env, &h, outOff, outer)) return NULL;
-  for (int64_t i = 0; i < outer; i++) {
-    const float *x = h.heap + xOff + i * inner;
-    float s = 0;
-    for (int64_t j = 0; j < inner; j++) s += x[j];
-    h.heap[outOff + i] = s;
-  }
+  ops->sum_inner(h.heap + xOff, outer, inner, h.heap + outOff);
   return NULL;
 }
-
 
 /* unsortedSegmentSum(heap, xOff, idsOff, rows, inner, segments, outOff): out[s] = Σ_{ids[i] = s} x[i]; ids outside [0, segments) dropped. */
 static napi_value unsorted_segment_sum(napi_env env, napi_callback_info info) {
@@ -393,16 +285,31 @@ static napi_value unsorted_segment_sum(napi_env env, napi_callback_info info) {
   int64_t xOff = get_i64(env, argv[1]), idsOff = get_i64(env, argv[2]), rows = get_i64(env, argv[3]), inner = get_i64(env, argv[4]),
           segments = get_i64(env, argv[5]), outOff = get_i64(env, argv[6]);
   if (!in_heap(env, &h, xOff, rows * inner) || !in_heap(env, &h, idsOff, rows) || !in_heap(env, &h, outOff, segments * inner)) return NULL;
-  const int32_t *ids = (const int32_t *)(h.heap + idsOff);
-  float *out = h.heap + outOff;
-  memset(out, 0, sizeof(float) * (size_t)(segments * inner));
-  for (int64_t i = 0; i < rows; i++) {
-    int32_t s = ids[i];
-    if (s < 0 || s >= segments) continue;
-    const float *x = h.heap + xOff + i * inner;
-    float *o = out + (int64_t)s * inner;
-    for (int64_t j = 0; j < inner; j++) o[j] += x[j];
+  ops->segment_sum(h.heap + xOff, (const int32_t *)(h.heap + idsOff), rows, inner, segments, h.heap + outOff);
+  return NULL;
+}
+
+/* softmax(heap, xOff, rows, cols, yOff): y = softmax(x) over the last axis (exp with cckit's exp, sums over 16 lanes). */
+static napi_value softmax(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  Heap h;
+  if (!get_args(env, info, 5, argv) || !get_heap(env, argv[0], &h)) return NULL;
+  int64_t xOff = get_i64(env, argv[1]), rows = get_i64(env, argv[2]), cols = get_i64(env, argv[3]), yOff = get_i64(env, argv[4]);
+  if (!in_heap(env, &h, xOff, rows * cols) || !in_heap(env, &h, yOff, rows * cols)) return NULL;
+  ops->softmax(h.heap + xOff, rows, cols, h.heap + yOff);
+  return NULL;
+}
+
+/* expLog(x: Float32Array, expOut: Float32Array, logOut: Float32Array): cckit's exp and log, element by element (tests). */
+static napi_value exp_log(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  Heap x, e, l;
+  if (!get_args(env, info, 3, argv) || !get_heap(env, argv[0], &x) || !get_heap(env, argv[1], &e) || !get_heap(env, argv[2], &l)) return NULL;
+  if (e.length < x.length || l.length < x.length) {
+    napi_throw_range_error(env, NULL, "cckit native: expLog outputs shorter than the input");
+    return NULL;
   }
+  ops->exp_log(x.heap, (int64_t)x.length, e.heap, l.heap);
   return NULL;
 }
 
@@ -527,34 +434,99 @@ static napi_value gather_rows(napi_env env, napi_callback_info info) {
   return out;
 }
 
+static napi_value get_string(napi_env env, const char *text) {
+  napi_value out;
+  if (napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &out) != napi_ok) return NULL;
+  return out;
+}
+
+/* setKernelPath(name): run on that path from now on; throws when this CPU or build lacks it. */
+static napi_value set_kernel_path(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!get_args(env, info, 1, argv)) return NULL;
+  char name[32];
+  size_t length = 0;
+  if (napi_get_value_string_utf8(env, argv[0], name, sizeof(name), &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "cckit native: setKernelPath needs a string");
+    return NULL;
+  }
+  const int path = cckit_path_parse(name);
+  if (path < 0 || !cckit_path_supported((CckitPath)path)) {
+    char message[160];
+    snprintf(message, sizeof(message), "cckit native: kernel path '%s' is %s (portable, avx2, avx512, neon)", name,
+             path < 0 ? "unknown" : "not supported by this CPU or build");
+    napi_throw_error(env, NULL, message);
+    return NULL;
+  }
+  use_path((CckitPath)path);
+  return NULL;
+}
+
+static napi_value get_kernel_path(napi_env env, napi_callback_info info) {
+  (void)info;
+#ifdef CCKIT_GEMM_OPENBLAS
+  /* the comparison build says so: its products are OpenBLAS's, its other ops this path's */
+  char name[64];
+  snprintf(name, sizeof(name), "openblas+%s", cckit_path_name(kernel_path));
+  return get_string(env, name);
+#else
+  return get_string(env, cckit_path_name(kernel_path));
+#endif
+}
+
+/* kernelPaths(): the paths this CPU and build support, comma-separated, portable first. */
+static napi_value get_kernel_paths(napi_env env, napi_callback_info info) {
+  (void)info;
+  char list[64] = "";
+  for (int p = 0; p < CCKIT_PATH_COUNT; p++) {
+    if (!cckit_path_supported((CckitPath)p)) continue;
+    if (list[0]) strcat(list, ",");
+    strcat(list, cckit_path_name((CckitPath)p));
+  }
+  return get_string(env, list);
+}
+
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!get_args(env, info, 1, argv)) return NULL;
-  openblas_set_num_threads((int)get_i64(env, argv[0]));
+  int64_t n = get_i64(env, argv[0]);
+  gemm_threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
+#ifdef CCKIT_GEMM_OPENBLAS
+  openblas_set_num_threads(gemm_threads);
+#endif
   return NULL;
 }
 
 static napi_value get_threads(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value out;
-  CHECK(napi_create_int32(env, openblas_get_num_threads(), &out));
+  CHECK(napi_create_int32(env, gemm_threads, &out));
   return out;
 }
 
-static napi_value blas_config(napi_env env, napi_callback_info info) {
-  (void)info;
-  napi_value out;
-  const char *config = openblas_get_config();
-  CHECK(napi_create_string_utf8(env, config ? config : "", NAPI_AUTO_LENGTH, &out));
-  return out;
-}
-
-/* The sha256 of this file when it was built (scripts/build-native.mjs passes it), so a stale build is noticed. */
+/* The sha256 of native/'s sources when it was built (scripts/build-native.mjs passes it), so a stale build is noticed. */
 #ifndef CCKIT_SOURCE_SHA256
 #define CCKIT_SOURCE_SHA256 "unknown"
 #endif
 
 static napi_value init(napi_env env, napi_value exports) {
+  /* CCKIT_KERNEL_PATH forces a path; an unknown or unsupported one fails the load, naming it */
+  const char *forced = getenv("CCKIT_KERNEL_PATH");
+  if (forced && forced[0]) {
+    const int path = cckit_path_parse(forced);
+    if (path < 0 || !cckit_path_supported((CckitPath)path)) {
+      char message[200];
+      snprintf(message, sizeof(message), "CCKIT_KERNEL_PATH=%s: %s (this CPU runs: portable%s%s%s)", forced,
+               path < 0 ? "unknown kernel path" : "not supported by this CPU or build",
+               cckit_path_supported(CCKIT_PATH_AVX2) ? ", avx2" : "", cckit_path_supported(CCKIT_PATH_AVX512) ? ", avx512" : "",
+               cckit_path_supported(CCKIT_PATH_NEON) ? ", neon" : "");
+      napi_throw_error(env, NULL, message);
+      return NULL;
+    }
+    use_path((CckitPath)path);
+  } else {
+    use_path(cckit_path_best());
+  }
   napi_property_descriptor props[] = {
       {"gemm", NULL, gemm, NULL, NULL, NULL, napi_enumerable, NULL},
       {"biasActivation", NULL, bias_activation, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -571,9 +543,13 @@ static napi_value init(napi_env env, napi_value exports) {
       {"transpose", NULL, transpose, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dropout", NULL, dropout, NULL, NULL, NULL, napi_enumerable, NULL},
       {"gatherRows", NULL, gather_rows, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"softmax", NULL, softmax, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"expLog", NULL, exp_log, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"getThreads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"blasConfig", NULL, blas_config, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setKernelPath", NULL, set_kernel_path, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"kernelPath", NULL, get_kernel_path, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"kernelPaths", NULL, get_kernel_paths, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   napi_value digest;

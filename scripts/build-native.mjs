@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// Builds native/kernels.c into native/build/cckit_kernels.node with the system C compiler, Node's own
-// headers (beside the node binary: nothing is downloaded) and OpenBLAS (Debian: libopenblas-dev).
-// A machine without them still installs: this prints one line saying why and cckit uses its wasm kernels.
+// Builds native/ (kernels.c, sgemm.c, ops.c) into native/build/cckit_kernels.node with the system C
+// compiler and Node's own headers (beside the node binary: nothing is downloaded, no BLAS, no libmvec).
+// No -march=native: the vector kernels are compiled for their instruction sets by target attributes and
+// chosen at run time, so one build runs on any CPU of its architecture with the same results.
+// A machine without a compiler still installs: this prints one line saying why and cckit uses its wasm kernels.
 // CCKIT_NATIVE=0 skips the build; CCKIT_NATIVE=required makes a failed build an error (CI).
+// CCKIT_NATIVE_OPENBLAS=1 also builds native/build/cckit_kernels_openblas.node (matrix products on
+// OpenBLAS, for `npm run bench:matmul` / `bench:train` to compare against) where cblas.h and -lopenblas exist.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -10,8 +14,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const source = path.join(root, 'native', 'kernels.c');
-const outDir = path.join(root, 'native', 'build');
+const nativeDir = path.join(root, 'native');
+const sources = ['kernels.c', 'sgemm.c', 'ops.c'].map((f) => path.join(nativeDir, f));
+const outDir = path.join(nativeDir, 'build');
 const out = path.join(outDir, 'cckit_kernels.node');
 const mode = (process.env.CCKIT_NATIVE ?? '').toLowerCase();
 
@@ -25,6 +30,21 @@ function fail(why) {
   process.exit(0);
 }
 
+/** sha256 over native/*.c and *.h (name, NUL, content, NUL; names sorted): src/tf/native-kernels.ts computes the same. */
+function sourceDigest() {
+  const hash = createHash('sha256');
+  const files = fs
+    .readdirSync(nativeDir)
+    .filter((f) => /\.[ch]$/.test(f))
+    .sort();
+  for (const f of files)
+    hash
+      .update(`${f}\0`)
+      .update(fs.readFileSync(path.join(nativeDir, f)))
+      .update('\0');
+  return hash.digest('hex');
+}
+
 if (mode === '0' || mode === 'off') {
   console.log('cckit: native kernels skipped (CCKIT_NATIVE=0)');
   process.exit(0);
@@ -36,45 +56,53 @@ const nodeHeaders = [path.join(path.dirname(process.execPath), '..', 'include', 
 );
 if (!nodeHeaders) fail("Node's headers (node_api.h) not found beside the node binary");
 
-// Debian puts cblas.h under the multiarch include dir; other layouts find it on the default path.
-const includeDirs = [
-  nodeHeaders,
-  '/usr/include/x86_64-linux-gnu',
-  '/usr/include/aarch64-linux-gnu',
-  '/usr/include/openblas',
-  '/opt/homebrew/opt/openblas/include',
-].filter((d) => fs.existsSync(d));
-const libDirs = ['/opt/homebrew/opt/openblas/lib', '/usr/local/opt/openblas/lib'].filter((d) => fs.existsSync(d));
 const compiler = process.env.CC ?? 'cc';
-const args = [
+const common = [
   '-O3',
-  // built on the machine that runs it, like any source install: use its vector units
-  '-march=native',
+  // IEEE arithmetic as written: no fused contraction of a*b+c, no reassociation (the kernel paths' bit-identity rests on it)
+  '-ffp-contract=off',
+  '-fno-math-errno',
   '-fPIC',
   '-shared',
   '-std=c11',
+  '-D_POSIX_C_SOURCE=200809L',
+  '-pthread',
   '-Wall',
   '-DNODE_GYP_MODULE_NAME=cckit_kernels',
-  // lets the loader tell a build of an older kernels.c (src/tf/native-kernels.ts)
-  `-DCCKIT_SOURCE_SHA256="${createHash('sha256').update(fs.readFileSync(source)).digest('hex')}"`,
-  ...includeDirs.map((d) => `-I${d}`),
-  source,
-  '-o',
-  `${out}.tmp`,
-  ...libDirs.map((d) => `-L${d}`),
-  '-lopenblas',
-  // glibc's vector math (expf on 8 lanes); part of libc6-dev on Linux
-  ...(process.platform === 'linux' ? ['-lmvec'] : []),
-  '-lm',
-  ...(process.platform === 'darwin' ? ['-undefined', 'dynamic_lookup'] : []),
+  // lets the loader tell a build of older sources (src/tf/native-kernels.ts)
+  `-DCCKIT_SOURCE_SHA256="${sourceDigest()}"`,
+  `-I${nodeHeaders}`,
 ];
-fs.mkdirSync(outDir, { recursive: true });
-const result = spawnSync(compiler, args, { encoding: 'utf8' });
-if (result.error) fail(`${compiler}: ${result.error.message}`);
+const tail = ['-lm', ...(process.platform === 'darwin' ? ['-undefined', 'dynamic_lookup'] : [])];
+
+function compile(extra, target, libs) {
+  fs.mkdirSync(outDir, { recursive: true });
+  return spawnSync(compiler, [...common, ...extra, ...sources, '-o', `${target}.tmp`, ...libs, ...tail], { encoding: 'utf8' });
+}
+
+const result = compile([], out, []);
+if (result.error) fail(`${compiler}: ${result.error.message} (Debian: apt-get install -y gcc, or bash scripts/native-setup.sh)`);
 if (result.status !== 0) {
   const message = (result.stderr || result.stdout).trim().split('\n');
-  const missing = message.find((l) => /cblas\.h|lopenblas|node_api\.h/.test(l));
-  fail(missing ? `${missing.trim()} (Debian: apt-get install -y libopenblas-dev)` : `${compiler} failed: ${message.slice(-3).join(' | ')}`);
+  const missing = message.find((l) => /node_api\.h/.test(l));
+  fail(missing ? missing.trim() : `${compiler} failed: ${message.slice(-3).join(' | ')}`);
 }
 fs.renameSync(`${out}.tmp`, out);
 console.log(`cckit: native kernels built (${path.relative(root, out)})`);
+
+if (process.env.CCKIT_NATIVE_OPENBLAS === '1') {
+  // the comparison build: the same addon with the matrix product on OpenBLAS (Debian puts cblas.h under the multiarch dir)
+  const includeDirs = ['/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas', '/opt/homebrew/opt/openblas/include'].filter(
+    (d) => fs.existsSync(d),
+  );
+  const libDirs = ['/opt/homebrew/opt/openblas/lib', '/usr/local/opt/openblas/lib'].filter((d) => fs.existsSync(d));
+  const compare = path.join(outDir, 'cckit_kernels_openblas.node');
+  const r = compile(['-DCCKIT_GEMM_OPENBLAS', ...includeDirs.map((d) => `-I${d}`)], compare, [...libDirs.map((d) => `-L${d}`), '-lopenblas']);
+  if (r.status === 0) {
+    fs.renameSync(`${compare}.tmp`, compare);
+    console.log(`cckit: OpenBLAS comparison kernels built (${path.relative(root, compare)})`);
+  } else {
+    fs.rmSync(`${compare}.tmp`, { force: true });
+    console.log(`cckit: no OpenBLAS comparison build (${(r.stderr || r.stdout || String(r.error)).trim().split('\n')[0]})`);
+  }
+}

@@ -72,7 +72,7 @@ export function doctorReport(): string {
   for (const pkg of NATIVE_PACKAGES) lines.push(`${pkg}: ${packageVersion(pkg) ? `installed (${packageVersion(pkg)})` : 'not installed'}`);
   const addon = nativeAddonPath();
   lines.push(
-    `cckit native kernels: ${fs.existsSync(addon) ? addon : `not built (${addon}; npm run build:native, Debian: apt-get install -y libopenblas-dev)`}`,
+    `cckit native kernels: ${fs.existsSync(addon) ? addon : `not built (${addon}; npm run build:native; it needs a C compiler; Debian: bash scripts/native-setup.sh)`}`,
   );
   lines.push(...gpuLines());
   lines.push('');
@@ -85,7 +85,7 @@ export function doctorReport(): string {
   if (forced) lines.push(`${BACKEND_ENV_VAR}=${forced}: runs use ${forced}${chosen?.ok ? '' : ', which does not load: they will fail'}`);
   else
     lines.push(
-      `runs use: ${chosen?.name ?? 'nothing (no backend loads)'} (set ${BACKEND_ENV_VAR} or --backend to force one; ${NATIVE_THREADS_ENV_VAR} sets OpenBLAS threads)`,
+      `runs use: ${chosen?.name ?? 'nothing (no backend loads)'} (set ${BACKEND_ENV_VAR} or --backend to force one; ${NATIVE_THREADS_ENV_VAR} sets the native kernels' threads, CCKIT_KERNEL_PATH forces a kernel path)`,
     );
   lines.push('each run records its backend and kernels in run.json ("backend", "kernels")');
   return lines.join('\n');

@@ -45,7 +45,7 @@ export interface RunInfo {
   inputs?: Record<string, string>;
   /** tfjs backend that ran it ('wasm-native', 'wasm', 'cpu', 'tensorflow', …). */
   backend?: string;
-  /** wasm-native: what computed its kernels, e.g. "OpenBLAS 0.3.21, 1 thread". */
+  /** wasm-native: what computed its kernels, e.g. "cckit avx512, 1 thread". */
   kernels?: string;
   created: string;
   updated: string;

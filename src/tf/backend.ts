@@ -3,8 +3,8 @@
  *
  * Order: `tensorflow` (native; from the optional `@tensorflow/tfjs-node-gpu`, then
  * `@tensorflow/tfjs-node`, neither a dependency), `wasm-native` (tfjs's wasm backend with cckit's
- * native kernels, `./native-kernels`: OpenBLAS matmul and in-place optimiser updates, where the
- * addon was built), `wasm` (`@tensorflow/tfjs-backend-wasm` alone, its `.wasm` binaries read from
+ * native kernels, `./native-kernels`: cckit's own SGEMM, fused ops and in-place optimiser updates,
+ * the same bits on every CPU, where the addon was built), `wasm` (`@tensorflow/tfjs-backend-wasm` alone, its `.wasm` binaries read from
  * the package's `dist` folder on disk, so nothing is fetched), `cpu`. The first that loads wins.
  * `CCKIT_BACKEND=tensorflow|wasm-native|wasm|cpu` forces one and fails (naming the variable) when
  * that one cannot load.
@@ -41,7 +41,7 @@ export interface BackendInfo {
   version: string;
   /** Threads the backend computes with (wasm: XNNPACK's pool; tensorflow: the CPUs; cpu: 1). */
   threads: number;
-  /** wasm-native: the BLAS and its threads behind the native kernels (e.g. "OpenBLAS 0.3.21, 1 thread"). */
+  /** wasm-native: the native kernels' path and threads (e.g. "cckit avx512, 1 thread"). */
   kernels?: string;
   /** Backends tried before this one, with why each failed. */
   skipped: { name: BackendName; error: string }[];
@@ -137,8 +137,7 @@ async function activate(tf: Tfjs, name: BackendName, options: InitBackendOptions
     version = wasm.version_wasm;
     useNativeKernels(name === 'wasm-native');
     if (name === 'wasm-native') {
-      const native = nativeKernelsInfo();
-      kernels = `${native.blas}, ${native.threads} thread${native.threads === 1 ? '' : 's'}`;
+      kernels = nativeKernelsInfo().description;
     }
   }
   const tfName = tfjsBackendName(name);
@@ -207,7 +206,7 @@ async function select(order: BackendName[], forced: boolean, options: InitBacken
       // the native kernels' absence is worth its reason: it costs several times the training time
       const nativeSkip = skipped.find((s) => s.name === 'wasm-native');
       const why = skipped.length ? ` (skipped ${skipped.map((s) => s.name).join(', ')}${nativeSkip ? `; native kernels: ${nativeSkip.error}` : ''})` : '';
-      const what = kernels ? ` (matmul and optimiser on ${kernels})` : '';
+      const what = kernels ? ` (native kernels: ${kernels})` : '';
       log(`cckit: tfjs backend ${name} ${version}, ${threads} thread${threads === 1 ? '' : 's'}${what}${forced ? ` (${BACKEND_ENV_VAR})` : ''}${why}`);
       return info;
     } catch (e) {

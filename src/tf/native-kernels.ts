@@ -1,8 +1,10 @@
 /**
- * cckit's native kernels under tfjs's wasm backend: matrix products on OpenBLAS and an in-place
- * optimiser update, computed by an N-API addon (native/kernels.c, built by `npm run build:native`
- * with the system compiler) directly on the wasm heap, plus zero-copy `Identity` and same-dtype
+ * cckit's native kernels under tfjs's wasm backend: matrix products on cckit's own SGEMM, fused ops and
+ * in-place optimiser updates, computed by an N-API addon (native/, built by `npm run build:native` with
+ * the system C compiler alone) directly on the wasm heap, plus zero-copy `Identity` and same-dtype
  * `Cast` (tfjs clones every tensor it saves for backprop through `Identity`; the wasm kernel copies).
+ * The addon picks its kernel path (portable, avx2, avx512, neon) from the CPU, or `CCKIT_KERNEL_PATH`;
+ * every path gives the same bits (native/sgemm.h, native/ops.h).
  *
  * The wasm kernels these replace stay registered underneath: `useNativeKernels(false)` puts them
  * back, so a run (or a benchmark) can compare both in one process, and any case the native code does
@@ -34,6 +36,8 @@ export interface NativeAddon {
     bOff: number,
     bStride: number,
     cOff: number,
+    biasOff: number,
+    activation: number,
   ): void;
   biasActivation(heap: Float32Array, cOff: number, rows: number, n: number, biasOff: number, activation: number): void;
   adam(
@@ -102,12 +106,27 @@ export interface NativeAddon {
   transpose(heap: Float32Array, xOff: number, outOff: number, shape: Int32Array, perm: Int32Array): void;
   dropout(heap: Float32Array, xOff: number, count: number, rate: number, seed: number, yOff: number, maskOff: number): void;
   gatherRows(heap: Float32Array, xOff: number, rows: number, rowLength: number, indicesOff: number, count: number, outOff: number): number;
+  softmax(heap: Float32Array, xOff: number, rows: number, cols: number, yOff: number): void;
+  /** cckit's exp and log element by element (what the softmax kernels use). */
+  expLog(x: Float32Array, expOut: Float32Array, logOut: Float32Array): void;
+  /** Threads a large matrix product is split over (by columns; the results do not depend on it). */
   setThreads(n: number): void;
   getThreads(): number;
-  /** sha256 of native/kernels.c as built. */
+  /** Switches the kernel path; throws when this CPU or build lacks it. */
+  setKernelPath(name: KernelPath): void;
+  /** The path in use (the OpenBLAS comparison build says `openblas+<path>`). */
+  kernelPath(): string;
+  /** The paths this CPU and build support, comma-separated, portable first. */
+  kernelPaths(): string;
+  /** sha256 of native/'s sources as built (see nativeSourceDigest). */
   sourceSha256: string;
-  blasConfig(): string;
 }
+
+/** cckit's kernel paths; all give the same bits, the vector ones faster. */
+export const KERNEL_PATHS = ['portable', 'avx2', 'avx512', 'neon'] as const;
+export type KernelPath = (typeof KERNEL_PATHS)[number];
+/** Forces a kernel path when the addon loads (an unsupported one fails the load, naming it). */
+export const KERNEL_PATH_ENV_VAR = 'CCKIT_KERNEL_PATH';
 
 /** What these kernels use of tfjs-backend-wasm's BackendWasm. */
 interface WasmBackendLike {
@@ -145,13 +164,31 @@ export function nativeAddonPath(): string {
 let addon: NativeAddon | undefined;
 let addonError: string | undefined;
 
-/** The addon, or throws with why it cannot load (not built, OpenBLAS missing at run time, …). */
+/**
+ * sha256 over native/*.c and *.h: name, NUL, content, NUL, names sorted (scripts/build-native.mjs
+ * compiles the same digest into the addon).
+ */
+export function nativeSourceDigest(nativeDir: string): string {
+  const hash = crypto.createHash('sha256');
+  const files = fs
+    .readdirSync(nativeDir)
+    .filter((f) => /\.[ch]$/.test(f))
+    .sort();
+  for (const f of files)
+    hash
+      .update(`${f}\0`)
+      .update(fs.readFileSync(path.join(nativeDir, f)))
+      .update('\0');
+  return hash.digest('hex');
+}
+
+/** The addon, or throws with why it cannot load (not built, built from other sources, a forced path this CPU lacks, …). */
 export function loadNativeAddon(): NativeAddon {
   if (addon) return addon;
   if (addonError) throw new Error(addonError);
   const file = nativeAddonPath();
   if (!fs.existsSync(file)) {
-    addonError = `${path.relative(process.cwd(), file) || file} is not built (npm run build:native; Debian: apt-get install -y libopenblas-dev)`;
+    addonError = `${path.relative(process.cwd(), file) || file} is not built (npm run build:native; it needs a C compiler, Debian: apt-get install -y gcc)`;
     throw new Error(addonError);
   }
   let loaded: NativeAddon;
@@ -161,12 +198,12 @@ export function loadNativeAddon(): NativeAddon {
     addonError = `${file}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`;
     throw new Error(addonError);
   }
-  // a build of an older kernels.c lacks kernels this code calls: refuse it rather than fail mid-run
-  const source = path.join(path.dirname(path.dirname(file)), 'kernels.c');
-  if (fs.existsSync(source)) {
-    const digest = crypto.createHash('sha256').update(fs.readFileSync(source)).digest('hex');
+  // a build of older sources lacks kernels this code calls or computes other bits: refuse it rather than fail mid-run
+  const nativeDir = path.dirname(path.dirname(file));
+  if (fs.existsSync(path.join(nativeDir, 'kernels.c'))) {
+    const digest = nativeSourceDigest(nativeDir);
     if (loaded.sourceSha256 !== digest) {
-      addonError = `${file} was built from another native/kernels.c (rebuild: npm run build:native)`;
+      addonError = `${file} was built from other native/ sources (rebuild: npm run build:native)`;
       throw new Error(addonError);
     }
   }
@@ -174,7 +211,7 @@ export function loadNativeAddon(): NativeAddon {
   return addon;
 }
 
-/** OpenBLAS threads: `CCKIT_NATIVE_THREADS`, else 1 (the measured best on 2 cores, docs/training.md). */
+/** Threads of a large matrix product: `CCKIT_NATIVE_THREADS`, else 1 (the measured best on 2 cores, docs/training.md). */
 export function nativeThreads(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[NATIVE_THREADS_ENV_VAR];
   if (raw === undefined || raw === '') return 1;
@@ -228,7 +265,7 @@ interface MatMulArgs {
   attrs?: Record<string, unknown>;
 }
 
-/** BatchMatMul / _FusedMatMul on OpenBLAS; undefined where the original kernel should run instead. */
+/** BatchMatMul / _FusedMatMul on cckit's SGEMM, bias and ReLU fused; undefined where the original kernel should run instead. */
 function nativeMatMul(native: NativeAddon, args: MatMulArgs, fused: boolean): TensorInfo | undefined {
   const { a, b, bias, preluActivationWeights } = args.inputs;
   if (!a || !b) return undefined;
@@ -258,9 +295,9 @@ function nativeMatMul(native: NativeAddon, args: MatMulArgs, fused: boolean): Te
     offsetOf(backend, b),
     plan.bStride,
     cOff,
+    bias ? offsetOf(backend, bias) : -1,
+    activation === 'relu' ? 1 : 0,
   );
-  if (bias || activation === 'relu')
-    native.biasActivation(heap, cOff, plan.batch * plan.m, plan.n, bias ? offsetOf(backend, bias) : -1, activation === 'relu' ? 1 : 0);
   return out;
 }
 
@@ -303,6 +340,17 @@ function nativeSum(native: NativeAddon, args: { inputs: { x: TensorInfo }; backe
   const heap = args.backend.wasm.HEAPF32;
   if (leading && (!trailing || axes.length < rank)) native.sumOuter(heap, offsetOf(args.backend, x), reduced, kept, offsetOf(args.backend, out));
   else native.sumInner(heap, offsetOf(args.backend, x), kept, reduced, offsetOf(args.backend, out));
+  return out;
+}
+
+/** Softmax over the last axis (tfjs allows no other), float32. */
+function nativeSoftmax(native: NativeAddon, args: { inputs: { logits: TensorInfo }; backend: WasmBackendLike; attrs: { dim: number } }) {
+  const { logits } = args.inputs;
+  const rank = logits.shape.length;
+  if (logits.dtype !== 'float32' || rank === 0 || (args.attrs.dim !== -1 && args.attrs.dim !== rank - 1)) return undefined;
+  const cols = logits.shape[rank - 1]!;
+  const out = args.backend.makeOutput([...logits.shape], 'float32');
+  if (cols > 0) native.softmax(args.backend.wasm.HEAPF32, offsetOf(args.backend, logits), size(logits.shape) / cols, cols, offsetOf(args.backend, out));
   return out;
 }
 
@@ -527,6 +575,7 @@ export const NATIVE_KERNELS = [
   'Transpose',
   'UnsortedSegmentSum',
   'GatherV2',
+  'Softmax',
 ] as const;
 
 /** Each replaced kernel's native function; undefined from it hands the call to the kernel underneath. */
@@ -548,6 +597,8 @@ function nativeKernelFunc(native: NativeAddon, name: (typeof NATIVE_KERNELS)[num
       return (args: Parameters<typeof nativeGather>[1]) => nativeGather(native, args);
     case 'UnsortedSegmentSum':
       return (args: Parameters<typeof nativeUnsortedSegmentSum>[1]) => nativeUnsortedSegmentSum(native, args);
+    case 'Softmax':
+      return (args: Parameters<typeof nativeSoftmax>[1]) => nativeSoftmax(native, args);
     default:
       return undefined;
   }
@@ -561,10 +612,31 @@ export function nativeKernelsActive(): boolean {
   return active;
 }
 
-/** Describes the native kernels (for the backend log line and run.json). */
-export function nativeKernelsInfo(): { blas: string; threads: number } {
-  const native = loadNativeAddon();
-  return { blas: native.blasConfig().split(' ').slice(0, 2).join(' '), threads: native.getThreads() };
+/** Describes the native kernels in use (for the backend log line and run.json): e.g. `cckit avx512, 1 thread`. */
+export function nativeKernelsInfo(): { path: string; threads: number; description: string } {
+  const native = activeAddon ?? loadNativeAddon();
+  const threads = native.getThreads();
+  const kernelPath = native.kernelPath();
+  return { path: kernelPath, threads, description: `cckit ${kernelPath}, ${threads} thread${threads === 1 ? '' : 's'}` };
+}
+
+/** The addon the registered kernels call (the built one, or a comparison build a benchmark passed). */
+let activeAddon: NativeAddon | undefined;
+
+/**
+ * The OpenBLAS comparison build (native/build/cckit_kernels_openblas.node, `CCKIT_NATIVE_OPENBLAS=1 npm run
+ * build:native`), or undefined with why not: benchmarks only, never a default.
+ */
+export function loadOpenBlasComparison(): { addon?: NativeAddon; why?: string } {
+  const file = path.join(path.dirname(nativeAddonPath()), 'cckit_kernels_openblas.node');
+  if (!fs.existsSync(file)) return { why: `${path.basename(file)} not built (CCKIT_NATIVE_OPENBLAS=1 npm run build:native, with libopenblas-dev)` };
+  try {
+    const loaded = require(file) as NativeAddon;
+    if (loaded.sourceSha256 !== loadNativeAddon().sourceSha256) return { why: `${path.basename(file)} was built from other sources (rebuild it)` };
+    return { addon: loaded };
+  } catch (e) {
+    return { why: `${file}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+  }
 }
 
 /**
@@ -573,12 +645,13 @@ export function nativeKernelsInfo(): { blas: string; threads: number } {
  * kernels, or cckit's untransposing matMul from ./wasm-kernels) becomes the fallback and comes back
  * on `false`.
  */
-export function useNativeKernels(on: boolean, threads = nativeThreads()): void {
+export function useNativeKernels(on: boolean, threads = nativeThreads(), addonOverride?: NativeAddon): void {
   const tf = loadTf();
-  if (on === active) {
-    if (on) loadNativeAddon().setThreads(threads);
+  if (on === active && (!on || (addonOverride ?? loadNativeAddon()) === activeAddon)) {
+    if (on) activeAddon!.setThreads(threads);
     return;
   }
+  if (on && active) useNativeKernels(false);
   if (!on) {
     for (const [name, config] of underneath) {
       if (tf.getKernel(name, BACKEND)) tf.unregisterKernel(name, BACKEND);
@@ -589,9 +662,10 @@ export function useNativeKernels(on: boolean, threads = nativeThreads()): void {
       if (tf.getKernel(name, BACKEND)) tf.unregisterKernel(name, BACKEND);
     }
     active = false;
+    activeAddon = undefined;
     return;
   }
-  const native = loadNativeAddon();
+  const native = addonOverride ?? loadNativeAddon();
   native.setThreads(threads);
   for (const name of NATIVE_KERNELS) {
     const original = tf.getKernel(name, BACKEND);
@@ -611,6 +685,7 @@ export function useNativeKernels(on: boolean, threads = nativeThreads()): void {
     tf.registerKernel({ kernelName, backendName: BACKEND, kernelFunc: kernelFunc as unknown as KernelConfig['kernelFunc'] });
   }
   active = true;
+  activeAddon = native;
 }
 
 // ---- optimiser updates in place -----------------------------------------------------------------
@@ -653,7 +728,7 @@ export function nativeAdamUpdate(
   if (!backend) return false;
   for (const t of [w, m, v]) ownBuffer(tf, backend, t);
   const off = (t: TF.Tensor) => offsetOf(backend, t as unknown as TensorInfo);
-  loadNativeAddon().adam(backend.wasm.HEAPF32, w.size, off(w), off(m), off(v), off(g), beta1, beta2, stepSize, eps);
+  (activeAddon ?? loadNativeAddon()).adam(backend.wasm.HEAPF32, w.size, off(w), off(m), off(v), off(g), beta1, beta2, stepSize, eps);
   return true;
 }
 
@@ -664,6 +739,6 @@ export function nativeAdagradUpdate(w: TF.Variable, acc: TF.Variable, g: TF.Tens
   if (!backend) return false;
   for (const t of [w, acc]) ownBuffer(tf, backend, t);
   const off = (t: TF.Tensor) => offsetOf(backend, t as unknown as TensorInfo);
-  loadNativeAddon().adagrad(backend.wasm.HEAPF32, w.size, off(w), off(acc), off(g), lr, eps);
+  (activeAddon ?? loadNativeAddon()).adagrad(backend.wasm.HEAPF32, w.size, off(w), off(acc), off(g), lr, eps);
   return true;
 }
