@@ -28,7 +28,23 @@ export interface Inputs {
   nocapsTest?: string;
   /** Folder the COCO/nocaps `file_name`s are relative to (default: beside each annotation file). */
   imageRoot?: string;
+  /** The built world's folder (its other splits: Flickr-, narratives-like, the web's ground truth); absent for real data. */
+  worldRoot?: string;
 }
+
+/** What the world and its filtered pools depend on: every experiment prepares its inputs from this. */
+export interface WorldSpec {
+  /** World preset (its folder: `<cache>/world-<preset>-seed<seed>`). */
+  preset: WorldPresetName;
+  seed: number;
+  /** Pipelines over the world's web pool: pornography detector (slow on CPU) and worker threads. */
+  filters: { nsfw: boolean; workers: number };
+  /** Real data instead of the world. */
+  data?: Inputs;
+}
+
+/** The world pipelines' settings every preset uses: no pornography detector (slow on CPU; the world has no such images), 2 workers. */
+export const WORLD_FILTERS: WorldSpec['filters'] = Object.freeze({ nsfw: false, workers: 2 });
 
 /** One training stage (pre-training or fine-tuning on COCO). */
 export interface StageRecipe {
@@ -52,14 +68,7 @@ export interface StageRecipe {
   select?: { every: number };
 }
 
-export interface Recipe {
-  /** World preset (its folder: `<cache>/world-<preset>-seed<seed>`). */
-  preset: WorldPresetName;
-  seed: number;
-  /** Real data instead of the world. */
-  data?: Inputs;
-  /** Pipelines over the world's web pool: pornography detector (slow on CPU) and worker threads. */
-  filters: { nsfw: boolean; workers: number };
+export interface Recipe extends WorldSpec {
   /** Visual features (the cache folder comes from the experiment options). */
   features: Omit<FeatureSpec, 'cacheDir'>;
   model: ModelSpec;
@@ -92,7 +101,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
   tiny: {
     preset: 'tiny',
     seed: 0,
-    filters: { nsfw: false, workers: 2 },
+    filters: WORLD_FILTERS,
     features: { backbone: 'world-cnn', mode: 'regions', tags: true },
     model: { kind: 'transformer', size: 'tiny' },
     minCount: 2,
@@ -107,7 +116,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
   small: {
     preset: 'small',
     seed: 0,
-    filters: { nsfw: false, workers: 2 },
+    filters: WORLD_FILTERS,
     features: { backbone: 'world-cnn', mode: 'regions', tags: true },
     model: { kind: 'transformer', size: 'small' },
     minCount: 4,

@@ -29,7 +29,7 @@ import { worldCatalog } from '../world/catalog';
 import { WORLD_GENERATION } from '../world/world';
 import { readJsonFile } from '../util/json';
 import { captionSplit } from './evaluate';
-import { Inputs, Recipe, trainConfigFor } from './recipe';
+import { Inputs, Recipe, trainConfigFor, type WorldSpec } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
 
 export interface ExperimentOptions {
@@ -101,8 +101,13 @@ export function featuresOf(recipe: Recipe, options: ExperimentOptions): FeatureS
   return options.features ?? { ...recipe.features, cacheDir: options.cacheDir };
 }
 
-/** The world (built once) and the two paper pipelines over its web pool (run once); or the recipe's real data. */
-export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOptions): Promise<Inputs> {
+/** The folder a world is built in (`<cacheDir>/world-<preset>-seed<seed>`). */
+export function worldRoot(spec: Pick<WorldSpec, 'preset' | 'seed'>, cacheDir = '.cckit-cache'): string {
+  return path.join(cacheDir, `world-${spec.preset}-seed${spec.seed}`);
+}
+
+/** The world (built once) and the two paper pipelines over its web pool (run once); or the spec's real data. */
+export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentOptions): Promise<Inputs> {
   if (recipe.data) {
     const d = recipe.data;
     return {
@@ -115,7 +120,7 @@ export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOpti
     };
   }
   const say = options.say ?? (() => {});
-  const root = path.join(options.cacheDir ?? '.cckit-cache', `world-${recipe.preset}-seed${recipe.seed}`);
+  const root = worldRoot(recipe, options.cacheDir);
   const manifest = path.join(root, 'world.json');
   if (fs.existsSync(manifest) && (readJsonFile(manifest) as { generation?: number }).generation !== WORLD_GENERATION) {
     say(`${root} was written by an older world generator: rebuilding it and its filtered pools`);
@@ -154,6 +159,7 @@ export async function prepareWorldInputs(recipe: Recipe, options: ExperimentOpti
     cocoVal: path.join(root, 'coco', 'captions_val.json'),
     nocapsVal: path.join(root, 'nocaps', 'nocaps_val.json'),
     nocapsTest: path.join(root, 'nocaps', 'nocaps_test.json'),
+    worldRoot: root,
   };
 }
 

@@ -22,7 +22,7 @@ import { CALIBRATION, CalibrationId, CalibrationTarget } from '../world/calibrat
 import { WORLD_PRESETS, WorldPresetName, WorldSplit } from '../world/splits';
 import { World } from '../world/world';
 import { RECIPES } from './recipe';
-import { prepareWorldInputs } from './runner';
+import { prepareWorldInputs, worldRoot } from './runner';
 
 export type Pool = 'cc3m' | 'cc12m';
 export const POOLS: readonly Pool[] = ['cc3m', 'cc12m'];
@@ -342,7 +342,7 @@ interface WorldManifest {
  * its generator (the manifest's Zipf exponent) and its split sizes (the manifest's, else the preset's).
  */
 export function openBuiltWorld(cacheDir: string, preset: WorldPresetName, seed: number): { root: string; world: World; sizes: Record<WorldSplit, number> } {
-  const root = path.join(cacheDir, `world-${preset}-seed${seed}`);
+  const root = worldRoot({ preset, seed }, cacheDir);
   const manifestFile = path.join(root, 'world.json');
   const manifest: WorldManifest = fs.existsSync(manifestFile) ? (readJsonFile(manifestFile) as WorldManifest) : {};
   const sizes = { ...WORLD_PRESETS[preset], ...manifest.sizes };

@@ -40,7 +40,7 @@ import type { VisualProvider } from '../../train/visual';
 import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import type { WorldPresetName } from '../../world/splits';
-import { RECIPES, TABLE3_SOURCES, type PretrainSource } from '../recipe';
+import { TABLE3_SOURCES, WORLD_FILTERS, type PretrainSource } from '../recipe';
 import { prepareWorldInputs, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
@@ -98,7 +98,7 @@ export const TABLE8_RECIPES: Record<'tiny' | 'small', Table8Recipe> = {
   tiny: {
     preset: 'tiny',
     seed: 0,
-    filters: { nsfw: false, workers: 2 },
+    filters: WORLD_FILTERS,
     features: { backbone: 'world-cnn', mode: 'regions' },
     model: { size: 'tiny' },
     minCount: 2,
@@ -112,7 +112,7 @@ export const TABLE8_RECIPES: Record<'tiny' | 'small', Table8Recipe> = {
   small: {
     preset: 'small',
     seed: 0,
-    filters: { nsfw: false, workers: 2 },
+    filters: WORLD_FILTERS,
     features: { backbone: 'world-cnn', mode: 'regions' },
     model: { size: 'small' },
     minCount: 4,
@@ -390,8 +390,8 @@ export async function table8Inputs(
     };
   }
   // the world and its two filtered pools, as Table 3 builds them (same folders, reused)
-  const inputs = await prepareWorldInputs({ ...RECIPES.tiny, preset: recipe.preset, seed: recipe.seed, filters: recipe.filters }, options);
-  const flickr = path.join(path.dirname(path.dirname(inputs.cocoTrain)), 'flickr', 'captions.json');
+  const inputs = await prepareWorldInputs({ preset: recipe.preset, seed: recipe.seed, filters: recipe.filters }, options);
+  const flickr = path.join(inputs.worldRoot!, 'flickr', 'captions.json');
   readCocoAnnotations(flickr); // fails early with the file's name when it is not there
   const { train, test } = splitRetrieval(readEvalImages({ path: flickr }), recipe.testFraction, recipe.seed);
   return { pools: inputs.pools, train, test, digests: { flickr: fileDigest(flickr) } };

@@ -51,6 +51,7 @@ import {
   type ExperimentOptions,
   type ResultRow,
   type Variant,
+  worldRoot,
 } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
@@ -156,7 +157,7 @@ export function narrativesFiles(source: string, outDir: string, testEvery: numbe
 
 /** The world's narratives file beside its other splits (the recipe's world, built by `prepareWorldInputs`). */
 export function worldNarratives(recipe: Recipe, cacheDir = '.cckit-cache'): string {
-  return path.join(cacheDir, `world-${recipe.preset}-seed${recipe.seed}`, 'narratives', 'captions.json');
+  return path.join(worldRoot(recipe, cacheDir), 'narratives', 'captions.json');
 }
 
 // ------------------------------------------------------------------ Table 10: the variants

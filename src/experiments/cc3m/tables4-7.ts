@@ -40,7 +40,7 @@ import type { WorldPresetName } from '../../world/splits';
 import type { VisualMode } from '../../models/visual-input';
 import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
 import { decodeSplit } from '../evaluate';
-import { RECIPES, type Recipe } from '../recipe';
+import { WORLD_FILTERS } from '../recipe';
 import { prepareWorldInputs, reportToParent, runJobInWorker } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { NO_PAPER_NUMBER, verdictOverPairs, type Claim } from '../claims';
@@ -221,9 +221,11 @@ export async function prepareCaptionerInputs(
       imageRoot: r.imageRoot,
     };
   }
-  const base: Recipe = { ...RECIPES[recipe.preset === 'small' ? 'small' : 'tiny'], preset: recipe.preset, seed: recipe.seed };
-  const inputs = await prepareWorldInputs(base, { cacheDir: options.cacheDir, say: options.say });
-  const root = path.dirname(path.dirname(inputs.cocoTrain));
+  const inputs = await prepareWorldInputs(
+    { preset: recipe.preset, seed: recipe.seed, filters: WORLD_FILTERS },
+    { cacheDir: options.cacheDir, say: options.say },
+  );
+  const root = inputs.worldRoot!;
   const { train: trainRows, test } = splitPool(await tsvRows(inputs.pools.cc3m), recipe.splits);
   const truth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
   const dir = path.join(root, 'cc3m-captioners');
