@@ -4,9 +4,11 @@
  * have domains, object recall / CHAIR when they carry the world's ground-truth objects) and
  * thumbnails for the sidebar.
  */
+import * as fs from 'fs';
 import * as path from 'path';
 
 import { captionImages, DecodeSettings, describeDecoder, evaluateRun, ImageBatch, RunEvaluation } from '../decode';
+import { PREDICTIONS_DIR, readPredictions, SCORES_DIR } from '../runs/layout';
 import { writeThumbnails } from '../runs/thumbs';
 import type { ImageSource } from '../data/images';
 import type { EvalImage } from '../train/data';
@@ -31,6 +33,31 @@ export interface CaptionSplitOptions {
 export async function captionSplit(runDir: string, images: readonly EvalImage[], visual: VisualProvider, options: CaptionSplitOptions): Promise<RunEvaluation> {
   const captions = await decodeSplit(runDir, images, visual, options);
   return scoreSplit(runDir, images, captions, options);
+}
+
+/** Whether a run's split holds captions and scores from this decoder (captioning it again would repeat them). */
+export function splitCaptioned(runDir: string, split: string, decode: DecodeSettings): boolean {
+  return (
+    fs.existsSync(path.join(runDir, PREDICTIONS_DIR, `${split}.json`)) &&
+    fs.existsSync(path.join(runDir, SCORES_DIR, `${split}.json`)) &&
+    readPredictions(runDir, split).decoder === describeDecoder(decode)
+  );
+}
+
+/**
+ * captionSplit unless the split's captions from this decoder are stored (`force`: always), saying what it captions;
+ * `visual` may be a function that gives the provider only when something is captioned. Whether it captioned.
+ */
+export async function captionSplitOnce(
+  runDir: string,
+  images: readonly EvalImage[],
+  visual: VisualProvider | (() => Promise<VisualProvider>),
+  options: CaptionSplitOptions & { force?: boolean; say?: (line: string) => void; label: string },
+): Promise<boolean> {
+  if (!options.force && splitCaptioned(runDir, options.split, options.decode)) return false;
+  options.say?.(`captioning ${options.split} (${images.length} images) with ${options.label}`);
+  await captionSplit(runDir, images, typeof visual === 'function' ? await visual() : visual, options);
+  return true;
 }
 
 /** Decodes a caption for each image (no scores, nothing written): what one shard of a split does. */

@@ -15,10 +15,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { describeDecoder, rejudgeRun } from '../decode';
+import { rejudgeRun } from '../decode';
 import { JUDGE_VERSION } from '../metrics/grounding';
 import { filterPool } from '../filters/run';
-import { LogLine, PREDICTIONS_DIR, SCORES_DIR, ScoresFile, readPredictions, readScores } from '../runs/layout';
+import { LogLine, ScoresFile, readScores } from '../runs/layout';
 import { EvalImage, readEvalImages, readExamples } from '../train/data';
 import { listCheckpoints } from '../train/checkpoint';
 import { train, TrainConfig } from '../train/trainer';
@@ -28,7 +28,7 @@ import { buildWorld } from '../data/build-world';
 import { worldCatalog } from '../world/catalog';
 import { WORLD_GENERATION } from '../world/world';
 import { readJsonFile } from '../util/json';
-import { captionSplit } from './evaluate';
+import { captionSplit, splitCaptioned } from './evaluate';
 import { Inputs, Recipe, trainConfigFor, type WorldSpec } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
 
@@ -226,14 +226,7 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
   /** Captions `images` with the run (or one of its checkpoints) and scores them as `split`; reuses a finished scoring. */
   const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Evaluated> => {
     // A finished run already captioned with the same decoder (and judged, when the images carry objects): read its scores.
-    const scoresFile = path.join(runDir, SCORES_DIR, `${split}.json`);
-    const predictionsFile = path.join(runDir, PREDICTIONS_DIR, `${split}.json`);
-    if (
-      !options.force &&
-      fs.existsSync(scoresFile) &&
-      fs.existsSync(predictionsFile) &&
-      readPredictions(runDir, split).decoder === describeDecoder(recipe.decode)
-    ) {
+    if (!options.force && splitCaptioned(runDir, split, recipe.decode)) {
       const cached = readScores(runDir, split);
       if (cached && !images.every((i) => i.objects)) return { cider: cider(cached.domains) };
       if (cached && cached.grounding && cached.groundingJudge === JUDGE_VERSION) return { cider: cider(cached.domains), grounding: cached.grounding };

@@ -18,11 +18,10 @@ import * as path from 'path';
 
 import { scoreCases } from '../../decode/evaluate-run';
 import type { CaptionCase } from '../../metrics/evaluate';
-import { readPredictions, predictionSplits } from '../../runs/layout';
+import { readPredictions } from '../../runs/layout';
 import { listCheckpoints } from '../../train/checkpoint';
 import { readEvalImages } from '../../train/data';
-import { describeDecoder } from '../../decode';
-import { captionSplit } from '../evaluate';
+import { captionSplitOnce } from '../evaluate';
 import type { PretrainSource } from '../recipe';
 import { featuresOf, prepareWorldInputs, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
@@ -77,31 +76,32 @@ export async function cc12mTable5(result: Table3Result, options: ExperimentOptio
   const runsRoot = options.runsRoot ?? 'runs';
   const inputs = await prepareWorldInputs(recipe, options);
   const images = readEvalImages({ path: inputs.cocoVal, imageRoot: inputs.imageRoot });
-  const decoder = describeDecoder(recipe.decode);
-  const stored = (runDir: string) => predictionSplits(runDir).includes(COCO_TEST_SPLIT) && readPredictions(runDir, COCO_TEST_SPLIT).decoder === decoder;
   let visual: Awaited<ReturnType<typeof visualFromSpec>> | undefined;
+  const preparedVisual = async () => {
+    if (!visual) {
+      visual = await visualFromSpec(featuresOf(recipe, options), { progress: options.progress });
+      // only the COCO-like test images are captioned here
+      await visual.prepare(images.map((i) => i.key));
+    }
+    return visual;
+  };
   let captioned = 0;
   const rows: Table5Row[] = [];
   for (const row of result.rows) {
     const runDir = path.join(runsRoot, row.finetuneRun);
-    if (options.force || !stored(runDir)) {
-      if (!visual) {
-        visual = await visualFromSpec(featuresOf(recipe, options), { progress: options.progress });
-        // only the COCO-like test images are captioned here
-        await visual.prepare(images.map((i) => i.key));
-      }
-      const step = row.selection?.step;
-      const checkpoint = step === undefined ? undefined : listCheckpoints(runDir).find((c) => c.step === step)?.dir;
-      if (step !== undefined && !checkpoint) throw new Error(`${runDir}: Table 3 chose step ${step}, but the run has no such checkpoint`);
-      options.say?.(`captioning ${COCO_TEST_SPLIT} (${images.length} images) with ${row.finetuneRun}${step === undefined ? '' : ` step ${step}`}`);
-      await captionSplit(runDir, images, visual, {
-        split: COCO_TEST_SPLIT,
-        decode: recipe.decode,
-        checkpoint,
-        progress: options.progress ? (done, total) => options.progress!(`caption ${row.pretraining}`, done, total) : undefined,
-      });
-      captioned += images.length;
-    }
+    const step = row.selection?.step;
+    const checkpoint = step === undefined ? undefined : listCheckpoints(runDir).find((c) => c.step === step)?.dir;
+    if (step !== undefined && !checkpoint) throw new Error(`${runDir}: Table 3 chose step ${step}, but the run has no such checkpoint`);
+    const fresh = await captionSplitOnce(runDir, images, preparedVisual, {
+      split: COCO_TEST_SPLIT,
+      decode: recipe.decode,
+      checkpoint,
+      force: options.force,
+      say: options.say,
+      label: `${row.finetuneRun}${step === undefined ? '' : ` step ${step}`}`,
+      progress: options.progress ? (done, total) => options.progress!(`caption ${row.pretraining}`, done, total) : undefined,
+    });
+    if (fresh) captioned += images.length;
     const { scores, images: count } = cocoTestScores(runDir);
     rows.push({
       pretraining: row.pretraining,

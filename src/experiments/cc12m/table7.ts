@@ -20,8 +20,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { describeDecoder } from '../../decode';
-import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR } from '../../runs/layout';
+import { readScores } from '../../runs/layout';
 import { listCheckpoints } from '../../train/checkpoint';
 import { readExamples, type EvalImage } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
@@ -29,7 +28,7 @@ import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
 import { cocoTestScores, type Table5Metric } from './table5';
 import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
-import { captionSplit } from '../evaluate';
+import { captionSplitOnce } from '../evaluate';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
@@ -217,25 +216,20 @@ export async function runTable7Row(
   const pretrainRun = pretrain ? (await run(pretrain)).dir : undefined;
   const cfg = table7FinetuneConfig(recipe, label, files, inputs, pretrainRun);
   const fine = await run(cfg);
-  const decoder = describeDecoder(recipe.decode);
   const splits = {
     dev: JSON.parse(fs.readFileSync(files.dev, 'utf8')) as EvalImage[],
     test: JSON.parse(fs.readFileSync(files.test, 'utf8')) as EvalImage[],
   };
   /** Captions a split with one checkpoint unless captions from the same decoder are stored. */
   const caption = async (images: EvalImage[], split: string, checkpoint: string, thumbnails: boolean): Promise<void> => {
-    const stored =
-      !options.force &&
-      fs.existsSync(path.join(fine.dir, PREDICTIONS_DIR, `${split}.json`)) &&
-      fs.existsSync(path.join(fine.dir, SCORES_DIR, `${split}.json`)) &&
-      readPredictions(fine.dir, split).decoder === decoder;
-    if (stored) return;
-    options.say?.(`captioning ${split} (${images.length} images) with ${cfg.name}`);
-    await captionSplit(fine.dir, images, visual, {
+    await captionSplitOnce(fine.dir, images, visual, {
       split,
       decode: recipe.decode,
       checkpoint,
       thumbnails,
+      force: options.force,
+      say: options.say,
+      label: cfg.name!,
       progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
     });
   };

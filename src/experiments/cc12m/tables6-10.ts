@@ -28,14 +28,14 @@ import * as path from 'path';
 import { DECODE_PRESETS, describeDecoder, type DecodeSettings } from '../../decode';
 import { DEFAULT_TRANSFORMER } from '../../models/transformer';
 import { paperNumbers } from '../../report/paper';
-import { PREDICTIONS_DIR, SCORES_DIR, readPredictions, readScores } from '../../runs/layout';
+import { readPredictions, readScores } from '../../runs/layout';
 import { readEvalImages } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
 import { captionTokens } from '../../text/vocab';
 import { writeFileIfChanged } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import type { WorkerPort } from '../../util/workers';
-import { captionSplit } from '../evaluate';
+import { captionSplitOnce } from '../evaluate';
 import { trainConfigFor, type Inputs, type Recipe, type StageRecipe } from '../recipe';
 import {
   experimentImageKeys,
@@ -279,19 +279,14 @@ export async function runTable6Row(
   const fine = await run(cfg);
   const decode = narrativesDecode(recipe);
   const images = readEvalImages({ path: files.test, imageRoot: files.imageRoot });
-  const stored =
-    !options.force &&
-    fs.existsSync(path.join(fine.dir, PREDICTIONS_DIR, `${NARRATIVES_TEST_SPLIT}.json`)) &&
-    fs.existsSync(path.join(fine.dir, SCORES_DIR, `${NARRATIVES_TEST_SPLIT}.json`)) &&
-    readPredictions(fine.dir, NARRATIVES_TEST_SPLIT).decoder === describeDecoder(decode);
-  if (!stored) {
-    options.say?.(`captioning ${NARRATIVES_TEST_SPLIT} (${images.length} images) with ${cfg.name}`);
-    await captionSplit(fine.dir, images, visual, {
-      split: NARRATIVES_TEST_SPLIT,
-      decode,
-      progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
-    });
-  }
+  await captionSplitOnce(fine.dir, images, visual, {
+    split: NARRATIVES_TEST_SPLIT,
+    decode,
+    force: options.force,
+    say: options.say,
+    label: cfg.name!,
+    progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
+  });
   const scores = readScores(fine.dir, NARRATIVES_TEST_SPLIT)!;
   const predictions = readPredictions(fine.dir, NARRATIVES_TEST_SPLIT).items;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
