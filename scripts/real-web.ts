@@ -11,17 +11,17 @@
  *   node bin/cckit.js download --in OUT/list.tsv --out OUT/shards --allow-private ...
  *   node --import tsx scripts/real-web.ts split OUT/shards SPLIT_DIR
  *
- * `split` turns downloaded shards into COCO captions files for `cckit train` / `caption` / `eval`:
- * SPLIT_DIR/images/KEY.EXT plus train.json, val.json (5%) and test.json (10%). The split is by description,
- * so images that share one ("A frog." for two frogs) land on the same side and no test caption is seen in
+ * `split` turns downloaded shards into COCO captions files for `cckit train` / `caption` / `eval`: the same as
+ * `cckit split --in SHARDS --out SPLIT_DIR --by caption` (src/data/split.ts): SPLIT_DIR/images/ID.EXT plus
+ * train.json, val.json (5%) and test.json (10%). The split is by description, case aside, so images that share one
+ * ("A frog." for two frogs, "The letter w." and "The letter W.") land on the same side and no test caption is seen in
  * training; the order comes from a hash of the description, so it is the same on every run.
  */
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
-import { createHash } from 'crypto';
 
-import { readSamples } from '../src/data/webdataset';
+import { describeSplit, writeSplit } from '../src/data/split';
 
 const ROOT = '/usr/share/tuxpaint/stamps';
 const DEFAULT_PORT = 8765;
@@ -100,32 +100,10 @@ function serve(out: string, port: number): void {
   server.listen(port, '127.0.0.1', () => console.log(`serving ${web} on http://127.0.0.1:${port}/`));
 }
 
+/** The walk-through's split (docs/real-data.md): `cckit split --by caption` over the shards, the library's code. */
 async function split(shards: string, out: string): Promise<void> {
-  fs.mkdirSync(path.join(out, 'images'), { recursive: true });
-  const byText = new Map<string, { file: string; id: number }[]>();
-  let count = 0;
-  for await (const sample of readSamples(shards)) {
-    const file = `${sample.key}.${sample.imageExt}`;
-    fs.writeFileSync(path.join(out, 'images', file), sample.image);
-    const text = sample.caption.trim();
-    byText.set(text, [...(byText.get(text) ?? []), { file, id: Number(sample.key) }]);
-    count++;
-  }
-  const hash = (text: string) => createHash('sha256').update(text).digest('hex');
-  const groups = [...byText.entries()].sort(([a], [b]) => (hash(a) < hash(b) ? -1 : 1));
-  const sides: Record<'test' | 'val' | 'train', [string, { file: string; id: number }[]][]> = { test: [], val: [], train: [] };
-  let seen = 0;
-  for (const group of groups) {
-    const side = seen < 0.1 * count ? 'test' : seen < 0.15 * count ? 'val' : 'train';
-    sides[side].push(group);
-    seen += group[1].length;
-  }
-  for (const [side, entries] of Object.entries(sides)) {
-    const images = entries.flatMap(([, imgs]) => imgs.map((img) => ({ id: img.id, file_name: `images/${img.file}` })));
-    const annotations = entries.flatMap(([caption, imgs]) => imgs.map((img) => ({ id: img.id, image_id: img.id, caption })));
-    fs.writeFileSync(path.join(out, `${side}.json`), JSON.stringify({ images, annotations }));
-    console.log(`${side}: ${images.length} images, ${entries.length} distinct descriptions`);
-  }
+  const summary = await writeSplit({ input: shards, out, by: 'caption', fractions: { val: 0.05, test: 0.1 } });
+  for (const line of describeSplit(summary)) console.log(line);
 }
 
 function main(): void {

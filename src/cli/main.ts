@@ -8,6 +8,7 @@ import { readJsonFile } from '../util/json';
 import { runDemo } from './demo';
 import { runDoctor } from './doctor';
 import { registerEvalCommand } from './eval';
+import { registerSplitCommand } from './split';
 import { registerDownloadCommand } from './download';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
@@ -144,7 +145,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--vocabulary <name|file>',
-      "rare-word check's vocabulary: reference (SUBTLEX-US + WordNet, the papers' thresholds), input (the input's own counts, threshold scaled), a token<TAB>count file, or auto (input for world data, else reference)",
+      "rare-word check's vocabulary: reference (English Wikipedia's word list + SUBTLEX-US + WordNet, the papers' thresholds), input (the input's own counts, threshold scaled), a token<TAB>count file, or auto (input for world data, else reference)",
       'auto',
     );
   addShardOptions(addFetchOptions(filter.addOption(maxMemberBytesOption()))).action(runFilter);
@@ -190,6 +191,7 @@ export function buildProgram(): Command {
   addShardOptions(addFetchOptions(program.commands.at(-1)!)).action(runCaption);
 
   registerEvalCommand(program);
+  registerSplitCommand(program);
 
   program
     .command('table3')
