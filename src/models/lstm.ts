@@ -60,7 +60,6 @@ export const DEFAULT_LSTM: Omit<LstmConfig, 'vocabSize' | 'visualDim'> = {
   seed: 1,
 };
 
-
 export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
   readonly kind = 'lstm' as const;
   readonly config: LstmConfig;

@@ -70,7 +70,6 @@ const SEGMENT_VISUAL = 0;
 const SEGMENT_TAGS = 1;
 const SEGMENT_TEXT = 2;
 
-
 export class TransformerCaptioner extends ParameterizedModel implements CaptionModel {
   readonly kind = 'transformer' as const;
   readonly config: TransformerConfig;
