@@ -12,43 +12,16 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import sharp from 'sharp';
+import { filesUnder, OPENCLIPART_SVG, openclipartCaption, openclipartMetadata } from './lib/debian-packages';
 
-const ROOT = '/usr/share/openclipart/svg';
-
-function svgFiles(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      return entry.isDirectory() ? svgFiles(full) : entry.name.endsWith('.svg') ? [full] : [];
-    })
-    .sort();
-}
-
-const decode = (text: string) =>
-  text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-
-function metadata(svg: string): { title: string; description: string; keywords: string[] } {
-  const title = decode(/<dc:title>([^<]*)<\/dc:title>/.exec(svg)?.[1] ?? '');
-  const description = decode(/<dc:description>([^<]*)<\/dc:description>/.exec(svg)?.[1] ?? '');
-  const subject = /<dc:subject>([\s\S]*?)<\/dc:subject>/.exec(svg)?.[1] ?? '';
-  const keywords = [...subject.matchAll(/<rdf:li>([^<]*)<\/rdf:li>/g)].map((m) => decode(m[1])).filter((k) => k !== '' && k !== 'unsorted');
-  return { title, description, keywords };
-}
+const ROOT = OPENCLIPART_SVG;
 
 async function main(): Promise<void> {
   const out = process.argv[2];
   if (!out) throw new Error('usage: openclipart-tsv.ts OUT_DIR [LIMIT]');
   if (!fs.existsSync(ROOT)) throw new Error(`${ROOT} not found: apt-get install openclipart-svg`);
   const limit = Number(process.argv[3] ?? Infinity);
-  const files = svgFiles(ROOT).slice(0, limit);
+  const files = filesUnder(ROOT, '.svg').slice(0, limit);
   fs.mkdirSync(path.join(out, 'images'), { recursive: true });
   const tsv: string[] = [];
   const truth: string[] = [];
@@ -57,8 +30,9 @@ async function main(): Promise<void> {
     await Promise.all(
       files.slice(i, i + 4).map(async (file, k) => {
         const svg = fs.readFileSync(file, 'utf8');
-        const { title, description, keywords } = metadata(svg);
-        const caption = (description || title).replace(/[\t\r\n]/g, ' ');
+        const meta = openclipartMetadata(svg);
+        const { title, keywords } = meta;
+        const caption = openclipartCaption(meta);
         if (caption === '') return void failed++;
         const image = path.join(out, 'images', `${String(i + k).padStart(5, '0')}.jpg`);
         const safe = svg.replace(/(xlink:)?href\s*=\s*"(?!#|data:)[^"]*"/g, '');

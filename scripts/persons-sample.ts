@@ -21,29 +21,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { decodeXmlText, filesUnder, OPENCLIPART_SVG, TUXPAINT_STAMPS } from './lib/debian-packages';
 
-const TUXPAINT = '/usr/share/tuxpaint/stamps';
-const OPENCLIPART = '/usr/share/openclipart/svg';
-
-function files(dir: string, ext: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      return entry.isDirectory() ? files(full, ext) : entry.name.endsWith(ext) ? [full] : [];
-    })
-    .sort();
-}
-
-const decode = (text: string): string =>
-  text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&(apos|#39);/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+const TUXPAINT = TUXPAINT_STAMPS;
+const OPENCLIPART = OPENCLIPART_SVG;
+const files = filesUnder;
+const decode = decodeXmlText;
 
 interface Line {
   source: string;

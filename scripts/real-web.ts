@@ -22,31 +22,10 @@ import * as http from 'http';
 import * as path from 'path';
 
 import { describeSplit, writeSplit } from '../src/data/split';
+import { filesUnder, TUXPAINT_STAMPS, tuxpaintDescription } from './lib/debian-packages';
 
-const ROOT = '/usr/share/tuxpaint/stamps';
+const ROOT = TUXPAINT_STAMPS;
 const DEFAULT_PORT = 8765;
-
-function pngFiles(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      return entry.isDirectory() ? pngFiles(full) : entry.name.endsWith('.png') ? [full] : [];
-    })
-    .sort();
-}
-
-/** The English description: the first line of the `.txt` beside the PNG that is not a `LANG.utf8=` translation. */
-function description(png: string): string | undefined {
-  const txt = png.replace(/\.png$/, '.txt');
-  if (!fs.existsSync(txt)) return undefined;
-  const line = fs
-    .readFileSync(txt, 'utf8')
-    .split('\n')
-    .map((l) => l.replace(/\s+/g, ' ').trim())
-    .find((l) => l !== '' && !/^[A-Za-z_@]+\.utf8=/.test(l));
-  return line === undefined || line === '' ? undefined : line;
-}
 
 /** Every k-th of `items` so that `limit` remain, spread over the whole list (0: all of them). */
 function spread<T>(items: T[], limit: number): T[] {
@@ -59,9 +38,9 @@ function build(out: string, port: number, limit: number): void {
   const web = path.join(out, 'web');
   fs.mkdirSync(web, { recursive: true });
   const rows: string[] = [];
-  const files = pngFiles(ROOT);
+  const files = filesUnder(ROOT, '.png');
   const described = files.flatMap((file) => {
-    const text = description(file);
+    const text = tuxpaintDescription(file);
     return text === undefined ? [] : [{ file, text }];
   });
   const skipped = files.length - described.length;

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 
 import { Cc3mTransform } from '../src/filters/transform';
 import type { HypernymRule } from '../src/filters/hypernyms';
+import { filesUnder, OPENCLIPART_SVG, openclipartCaption, openclipartMetadata, TUXPAINT_STAMPS, tuxpaintDescription } from '../scripts/lib/debian-packages';
 
 /** test/fixtures/hypernyms-real.tsv: real captions with the CC3M transforms judged correct (header: the guide). */
 const rows = fs
@@ -44,48 +45,13 @@ test("hypernymisation on real captions: the 'entities' rule transforms 144 of 15
   assert.ok(everyNoun.wrong.some((w) => w.includes('"A yam." → "an organ"')));
 });
 
-const TUXPAINT = '/usr/share/tuxpaint/stamps';
-const OPENCLIPART = '/usr/share/openclipart/svg';
-
-function filesUnder(dir: string, ext: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      return entry.isDirectory() ? filesUnder(full, ext) : entry.name.endsWith(ext) ? [full] : [];
-    })
-    .sort();
-}
+const TUXPAINT = TUXPAINT_STAMPS;
+const OPENCLIPART = OPENCLIPART_SVG;
 
 /** The captions the pipelines get from each package: scripts/real-web.ts's descriptions, scripts/openclipart-tsv.ts's description or title. */
 function packageCaptions(name: 'tuxpaint' | 'openclipart'): string[] {
-  const decode = (text: string) =>
-    text
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&apos;/g, "'")
-      .replace(/&amp;/g, '&')
-      .replace(/\s+/g, ' ')
-      .trim();
-  if (name === 'tuxpaint')
-    return filesUnder(TUXPAINT, '.png').flatMap((png) => {
-      const txt = png.replace(/\.png$/, '.txt');
-      if (!fs.existsSync(txt)) return [];
-      const line = fs
-        .readFileSync(txt, 'utf8')
-        .split('\n')
-        .map((l) => l.replace(/\s+/g, ' ').trim())
-        .find((l) => l !== '' && !/^[A-Za-z_@]+\.utf8=/.test(l));
-      return line ? [line] : [];
-    });
-  return filesUnder(OPENCLIPART, '.svg').flatMap((file) => {
-    const svg = fs.readFileSync(file, 'utf8');
-    const title = decode(/<dc:title>([^<]*)<\/dc:title>/.exec(svg)?.[1] ?? '');
-    const description = decode(/<dc:description>([^<]*)<\/dc:description>/.exec(svg)?.[1] ?? '');
-    const caption = (description || title).replace(/[\t\r\n]/g, ' ');
-    return caption ? [caption] : [];
-  });
+  if (name === 'tuxpaint') return filesUnder(TUXPAINT, '.png').flatMap((png) => tuxpaintDescription(png) ?? []);
+  return filesUnder(OPENCLIPART, '.svg').flatMap((file) => openclipartCaption(openclipartMetadata(fs.readFileSync(file, 'utf8'))) || []);
 }
 
 // How many captions of each whole package a rule changes, against the same captions with no substitution (persons
