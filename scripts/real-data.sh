@@ -30,23 +30,10 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 [ -f "$ROOT/dist/src/cli/main.js" ] || (cd "$ROOT" && npm run build --silent)
 
-cckit() { (cd "$OUT" && node "$ROOT/bin/cckit.js" "$@"); }
-realweb() { (cd "$ROOT" && node --import tsx scripts/real-web.ts "$@"); }
-step() { printf '\n## %s\n' "$*"; }
-timed() { # timed LABEL COMMAND…: runs it and prints its wall time
-  local label=$1 start=$SECONDS
-  shift
-  "$@"
-  echo "($label: $((SECONDS - start)) s)"
-}
+source "$ROOT/scripts/lib/real-common.sh"
 
-PORT=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 step "the web: tuxpaint stamps with a description, served on 127.0.0.1"
-realweb build "$OUT/web" --port "$PORT" --limit "$LIMIT"
-realweb serve "$OUT/web" --port "$PORT" >"$OUT/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 50); do grep -q serving "$OUT/server.log" && break; sleep 0.2; done
+serve_tuxpaint --limit "$LIMIT"
 
 step "download A: the bytes as served (what the papers' image filter judges)"
 timed download-A cckit download --in web/list.tsv --out shards-orig --allow-private --resize-mode no --no-progress

@@ -35,27 +35,14 @@ OUT=$(cd "$OUT" && pwd)
 [ -f "$ROOT/dist/src/cli/main.js" ] || (cd "$ROOT" && npm run build --silent)
 STARTED=$SECONDS
 
-cckit() { (cd "$OUT" && node "$ROOT/bin/cckit.js" "$@"); }
-realweb() { (cd "$ROOT" && node --import tsx scripts/real-web.ts "$@"); }
+source "$ROOT/scripts/lib/real-common.sh"
 table3() { (cd "$ROOT" && node --import tsx scripts/real-table3.ts "$@"); }
-step() { printf '\n## %s\n' "$*"; }
-timed() { # timed LABEL COMMAND…: runs it and prints its wall time
-  local label=$1 start=$SECONDS
-  shift
-  "$@"
-  echo "($label: $((SECONDS - start)) s)"
-}
 latest() { (cd "$OUT" && ls -td "runs/$1"-* | head -n 1); }
 
 step "tuxpaint: the stamps with a description, served on 127.0.0.1 and downloaded as 256-px JPEG copies"
-PORT=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-realweb build "$OUT/web" --port "$PORT"
-realweb serve "$OUT/web" --port "$PORT" >"$OUT/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 50); do grep -q serving "$OUT/server.log" && break; sleep 0.2; done
+serve_tuxpaint
 timed download cckit download --in web/list.tsv --out shards-256 --allow-private --resize-mode border --image-size 256 --no-progress
-kill $SERVER 2>/dev/null || true
+stop_tuxpaint
 
 step "tuxpaint split: cckit split by description (test 10%, val 5%, train the rest)"
 cckit split --in shards-256 --out split --by caption --test 0.1 --val 0.05
