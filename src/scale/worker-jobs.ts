@@ -100,6 +100,7 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     '--layout': VALUE,
     '--workers': VALUE,
     '--catalog': VALUE,
+    '--hypernyms': VALUE,
     '--vocabulary': { kind: 'path-or-name', names: ['auto', 'reference', 'input'] },
     '--max-member-bytes': VALUE,
     ...COMMON,
