@@ -6,11 +6,14 @@
  * hashes, so the same recipe always gives the same run ids.
  */
 import { DecodeSettings, DECODE_PRESETS } from '../decode';
+import type { MatchingSize } from '../models/matching';
+import type { VisualMode } from '../models/visual-input';
 import type { ModelSpec } from '../train/models';
-import type { ScheduleConfig } from '../train/optimizers';
+import type { AdagradConfig, ScheduleConfig } from '../train/optimizers';
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import type { WorldPresetName } from '../world/splits';
 import type { FeatureSpec } from './visual';
+import { DEFAULT_SPLIT_FRACTIONS, type SplitFractions } from './cc3m-dataset';
 
 export const TABLE3_SOURCES = ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'] as const;
 export type PretrainSource = (typeof TABLE3_SOURCES)[number];
@@ -84,6 +87,95 @@ export interface Recipe extends WorldSpec {
   zeroShot: boolean;
   /** Validation images during training (coco val), and how often. */
   val: { limit: number; every: number };
+  /** CC12M Table 8: the matching model's stages (features, vocabulary and rows are the recipe's). */
+  retrieval: RetrievalSection;
+  /** CC12M Tables 6 and 10: what the narratives rows change; the rest is the recipe's. */
+  narratives: NarrativesSection;
+  /** CC3M Tables 4–7: the 8-run captioner grid, trained as CC3M §5.2 describes (the backbone is the recipe's). */
+  captioners: CaptionerSection;
+}
+
+/** One training stage of the matching model (Table 8): Adam, linear warm-up then linear decay, clipping. */
+export interface RetrievalStage {
+  steps: number;
+  /** Distinct images per batch (the contrastive softmax runs over them). */
+  batchSize: number;
+  lr: number;
+  warmup: number;
+  clipNorm: number;
+}
+
+/** Real data for Table 8 instead of the world: the two filtered pools and a Flickr-style retrieval set (COCO-format captions files). */
+export interface RetrievalData {
+  pools: Record<'cc3m' | 'cc12m', string>;
+  /** Fine-tuning images and their captions. */
+  retrievalTrain: string;
+  /** Test images and their captions (Flickr30k: 1,000 images × 5 captions). */
+  retrievalTest: string;
+  /** Folder the files' `file_name`s are relative to (default: beside each file). */
+  imageRoot?: string;
+}
+
+export interface RetrievalSection {
+  model: { size: MatchingSize };
+  pretrain: RetrievalStage;
+  finetune: RetrievalStage;
+  /** World only: the share of the Flickr-like split's images held out as the test set (the rest is fine-tuning data). */
+  testFraction: number;
+  data?: RetrievalData;
+}
+
+/** Table 6's rows: how the narratives captioner starts (Table 3's pre-training runs). */
+export const TABLE6_INITS = ['none', 'cc3m', 'cc12m'] as const;
+export type Table6Init = (typeof TABLE6_INITS)[number];
+
+export interface NarrativesSection {
+  /** Pre-training steps of Table 10's narratives row (Table 3's rows keep the recipe's). */
+  pretrainSteps: number;
+  /** Table 6: the stage that trains on the narratives' train part (Adam, linear decay, IC, as every stage). */
+  captioning: Pick<StageRecipe, 'steps' | 'batchSize' | 'lr' | 'warmup'>;
+  /** Every `testEvery`-th narrative image (by position in the file) is held out as Table 6's test part. */
+  testEvery: number;
+  /** Table 6's rows. */
+  inits: Table6Init[];
+}
+
+/** CC3M Tables 4–7's run kinds and feature settings. */
+export const CAPTIONER_MODELS = ['RNN', 'T2T'] as const;
+export type CaptionerModel = (typeof CAPTIONER_MODELS)[number];
+export const CAPTIONER_FEATURES = ['1x1', '8x8'] as const;
+export type CaptionerFeatures = (typeof CAPTIONER_FEATURES)[number];
+
+/** Real files for CC3M Tables 4–7: COCO train/test, a Conceptual TSV split in train and test, a Flickr-format test. */
+export interface CaptionerRealData {
+  cocoTrain: string;
+  cocoTest: string;
+  conceptualTrain: string;
+  conceptualTest: string;
+  flickrTest: string;
+  imageRoot?: string;
+}
+
+export interface CaptionerSection {
+  /** Model per row kind; both tie the output projection to the word embeddings (CC3M §4.1). */
+  models: Record<CaptionerModel, ModelSpec>;
+  /** Feature mode per setting: 1×1 = the global vector, 8×8 = the grid. */
+  features: Record<CaptionerFeatures, VisualMode>;
+  optimizer: AdagradConfig;
+  batchSize: number;
+  /** Training steps of every run (the recipe's one departure from the paper's scale). */
+  steps: number;
+  /** Caption tokens kept in training (CC3M: 15). */
+  maxCaptionLen: number;
+  /** Vocabulary: words seen at least this often in the run's training captions (CC3M: 4). */
+  minCount: number;
+  clipNorm: number;
+  decode: DecodeSettings;
+  /** How the CC3M pool is split by URL hash (notebook 02's split); the test part is the Conceptual-like test. */
+  splits: SplitFractions;
+  /** Runs trained at once, each in its own worker thread (2: one per core here). */
+  concurrency: number;
+  data?: CaptionerRealData;
 }
 
 /** What every stage of the CC12M recipe shares: Adam with linear decay, IC, clipping, label smoothing, 4 checkpoints a run. */
@@ -96,7 +188,36 @@ const stage = (): Pick<StageRecipe, 'optimizer' | 'decay' | 'objectives' | 'clip
   checkpoints: { perRun: 4, minEvery: 50 },
 });
 
-/** Sizes that finish in minutes on a 2-core CPU (tiny) or in about an hour (small). */
+const retrievalClip = { clipNorm: 1 };
+
+/** CC3M §5.2's training settings, shared by every size of the captioner grid. */
+const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps'> => ({
+  optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' },
+  batchSize: 25,
+  maxCaptionLen: 15,
+  minCount: 4,
+  clipNorm: 5,
+  // CC3M's beam of 4; captions decoded up to the 15 tokens the models were trained on
+  decode: { ...DECODE_PRESETS.cc3m, maxLen: 15 },
+  splits: { ...DEFAULT_SPLIT_FRACTIONS },
+  concurrency: 2,
+});
+
+const captionerModels = (size: 'tiny' | 'small'): CaptionerSection['models'] => ({
+  RNN: { kind: 'lstm', size, overrides: { tieEmbeddings: true } },
+  T2T: { kind: 'transformer', size, overrides: { tieEmbeddings: true } },
+});
+
+/**
+ * Sizes that finish in minutes on a 2-core CPU (tiny) or in about an hour (small).
+ * - `retrieval` (Table 8), tiny: one encoder layer per side of width 128 (MATCHING_SIZES.tiny), 400 pre-training
+ *   and 150 fine-tuning steps, so one seed's four rows train in about a minute and a half on one core; small: the
+ *   small matching model, ten times the steps.
+ * - `narratives` (Tables 6, 10), tiny: the narratives row pre-trains for 300 steps (48 passes over the 200
+ *   narratives; Table 3's pools get the recipe's 1,500), Table 6 trains 150 steps on 160 narratives and captions 40.
+ * - `captioners` (CC3M Tables 4–7), tiny: 400 steps of batch 25 a run (10,000 captions: one pass over the COCO-like
+ *   split's 10,000, about 23 over the Conceptual-like train part's ~430), tiny widths; small: 3,000 steps.
+ */
 export const RECIPES: Record<'tiny' | 'small', Recipe> = {
   tiny: {
     preset: 'tiny',
@@ -112,6 +233,14 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
     rows: [...TABLE3_SOURCES],
     zeroShot: true,
     val: { limit: 100, every: 100 },
+    retrieval: {
+      model: { size: 'tiny' },
+      pretrain: { steps: 400, batchSize: 32, lr: 1e-3, warmup: 40, ...retrievalClip },
+      finetune: { steps: 150, batchSize: 32, lr: 5e-4, warmup: 15, ...retrievalClip },
+      testFraction: 0.5,
+    },
+    narratives: { pretrainSteps: 300, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
+    captioners: { models: captionerModels('tiny'), features: { '1x1': 'global', '8x8': 'grid' }, steps: 400, ...cc3mTraining() },
   },
   small: {
     preset: 'small',
@@ -127,6 +256,14 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
     rows: [...TABLE3_SOURCES],
     zeroShot: true,
     val: { limit: 250, every: 500 },
+    retrieval: {
+      model: { size: 'small' },
+      pretrain: { steps: 4000, batchSize: 64, lr: 5e-4, warmup: 400, ...retrievalClip },
+      finetune: { steps: 1500, batchSize: 64, lr: 2.5e-4, warmup: 150, ...retrievalClip },
+      testFraction: 0.5,
+    },
+    narratives: { pretrainSteps: 1000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
+    captioners: { models: captionerModels('small'), features: { '1x1': 'global', '8x8': 'grid' }, steps: 3000, ...cc3mTraining() },
   },
 };
 
