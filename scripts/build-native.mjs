@@ -8,8 +8,8 @@
 // CCKIT_NATIVE_OPENBLAS=1 also builds native/build/cckit_kernels_openblas.node (matrix products on
 // OpenBLAS, for `npm run bench:matmul` / `bench:train` to compare against) where cblas.h and -lopenblas exist.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,20 +30,8 @@ function fail(why) {
   process.exit(0);
 }
 
-/** sha256 over native/*.c and *.h (name, NUL, content, NUL; names sorted): src/tf/native-kernels.ts computes the same. */
-function sourceDigest() {
-  const hash = createHash('sha256');
-  const files = fs
-    .readdirSync(nativeDir)
-    .filter((f) => /\.[ch]$/.test(f))
-    .sort();
-  for (const f of files)
-    hash
-      .update(`${f}\0`)
-      .update(fs.readFileSync(path.join(nativeDir, f)))
-      .update('\0');
-  return hash.digest('hex');
-}
+/** The sources' digest (native/source-digest.cjs, shared with src/tf/native-kernels.ts). */
+const sourceDigest = () => createRequire(import.meta.url)('../native/source-digest.cjs').nativeSourceDigest(nativeDir);
 
 if (mode === '0' || mode === 'off') {
   console.log('cckit: native kernels skipped (CCKIT_NATIVE=0)');

@@ -12,7 +12,6 @@
  * handed to the original kernel.
  */
 import type * as TF from '@tensorflow/tfjs';
-import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -164,22 +163,9 @@ export function nativeAddonPath(): string {
 let addon: NativeAddon | undefined;
 let addonError: string | undefined;
 
-/**
- * sha256 over native/*.c and *.h: name, NUL, content, NUL, names sorted (scripts/build-native.mjs
- * compiles the same digest into the addon).
- */
+/** sha256 over native/*.c and *.h (native/source-digest.cjs: scripts/build-native.mjs compiles the same digest into the addon). */
 export function nativeSourceDigest(nativeDir: string): string {
-  const hash = crypto.createHash('sha256');
-  const files = fs
-    .readdirSync(nativeDir)
-    .filter((f) => /\.[ch]$/.test(f))
-    .sort();
-  for (const f of files)
-    hash
-      .update(`${f}\0`)
-      .update(fs.readFileSync(path.join(nativeDir, f)))
-      .update('\0');
-  return hash.digest('hex');
+  return (require(path.resolve(nativeDir, 'source-digest.cjs')) as { nativeSourceDigest(dir: string): string }).nativeSourceDigest(nativeDir);
 }
 
 /** The addon, or throws with why it cannot load (not built, built from other sources, a forced path this CPU lacks, …). */
