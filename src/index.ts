@@ -81,5 +81,5 @@ export * as captioners from './experiments/cc3m/tables4-7';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';
-export * as notebook from './notebook/runs';
+export * as notebook from './notebook';
 export { compareRuns, compareBundle, type CompareRunsOptions } from './notebook/compare';

@@ -12,6 +12,8 @@ import { readEvalImages } from '../../train/data';
 import type { Inputs, PretrainSource, Recipe } from '../recipe';
 import { fmt } from '../report';
 import { ExperimentOptions, poolSizes, ResultRow, runVariants, Variant } from '../runner';
+import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { differences, formatSpread, groundingPick, PICKS, spread, spreadByLabel, type RowPick, type Spread } from '../seeds';
 
 /** A Table 3 row: the result row, labelled by its pre-training data. */
 export type Table3Row = { pretraining: PretrainSource } & Omit<ResultRow, 'label'>;
@@ -138,4 +140,147 @@ export function formatTable3(result: Table3Result): string {
 /** A Table 3 result's rows as ResultRows labelled by their pre-training data (for src/experiments/seeds.ts). */
 export function table3ResultRows(result: Table3Result): ResultRow[] {
   return result.rows.map(({ pretraining, ...r }) => ({ label: pretraining, ...r }));
+}
+
+// ------------------------------------------------------------------ over seeds (notebook 03)
+
+const TABLE3_DOMAINS = ['in', 'near', 'out', 'overall'] as const;
+
+/** Each seed's rows under their labels (the seeds module's shape). */
+export function table3PerSeed(perSeed: readonly Table3Result[]): ResultRow[][] {
+  return perSeed.map(table3ResultRows);
+}
+
+/**
+ * Table 3 over seeds: nocaps-like val CIDEr per domain (mean ± std), test out / overall at the same checkpoints,
+ * zero-shot, the paper's numbers beside, the steps chosen per seed, and the human (leave-one-out) row.
+ */
+export function table3SeedRows(perSeed: readonly Table3Result[]): Record<string, string>[] {
+  const paper = paperNumbers().cc12m.table3_nocaps_val_overall_cider;
+  const rows = table3PerSeed(perSeed);
+  const val = spreadByLabel(rows, PICKS.val);
+  const test = spreadByLabel(rows, PICKS.test);
+  const zero = spreadByLabel(rows, PICKS.zeroShot);
+  const cell = (s: Spread | undefined) => (s ? formatSpread(s) : '—');
+  const human = (split: 'val' | 'test', d: string) => formatSpread(spread(perSeed.map((r) => r.human[split]?.[d as 'overall'] ?? NaN)));
+  const labels = perSeed[0]?.config.rows ?? [];
+  return [
+    ...labels.map((p) => ({
+      'pre-training': p,
+      ...Object.fromEntries(TABLE3_DOMAINS.map((d) => [d, cell(val.get(p)?.[d])])),
+      'test out': cell(test.get(p)?.out),
+      'test overall': cell(test.get(p)?.overall),
+      'paper overall': String(paper.finetuned_on_coco[p] ?? '—'),
+      'zero-shot out': cell(zero.get(p)?.out),
+      'zero-shot overall': cell(zero.get(p)?.overall),
+      'paper zero-shot': String((paper.zero_shot as Record<string, number | undefined>)[p] ?? '—'),
+      'steps chosen': perSeed.map((r) => r.rows.find((x) => x.pretraining === p)?.selection?.step ?? '—').join(' / '),
+    })),
+    {
+      'pre-training': 'human',
+      ...Object.fromEntries(TABLE3_DOMAINS.map((d) => [d, human('val', d)])),
+      'test out': human('test', 'out'),
+      'test overall': human('test', 'overall'),
+      'paper overall': '≈ 87 (nocaps)',
+    },
+  ];
+}
+
+/** The ground-truth judge over seeds (% of captions, mean ± std): recall per domain, by name, CHAIR, zero-shot. */
+export function table3JudgeRows(perSeed: readonly Table3Result[]): Record<string, string>[] {
+  const rows = table3PerSeed(perSeed);
+  const of = (key: 'recall' | 'specificRecall' | 'chairS' | 'chairI', which: 'finetuned' | 'zeroShot' = 'finetuned') =>
+    spreadByLabel(rows, groundingPick(key, which));
+  const recall = of('recall');
+  const byName = of('specificRecall');
+  const chairS = of('chairS');
+  const chairI = of('chairI');
+  const recallZs = of('recall', 'zeroShot');
+  const byNameZs = of('specificRecall', 'zeroShot');
+  const chairSZs = of('chairS', 'zeroShot');
+  const cell = (s: Spread | undefined) => (s && Number.isFinite(s.mean) ? formatSpread(s) : '—');
+  return (perSeed[0]?.config.rows ?? []).map((p) => ({
+    'pre-training': p,
+    ...Object.fromEntries(TABLE3_DOMAINS.map((d) => [`recall ${d}`, cell(recall.get(p)?.[d])])),
+    'by name out': cell(byName.get(p)?.out),
+    CHAIR_s: cell(chairS.get(p)?.overall),
+    'CHAIR_s out': cell(chairS.get(p)?.out),
+    CHAIR_i: cell(chairI.get(p)?.overall),
+    'zero-shot recall out': cell(recallZs.get(p)?.out),
+    'zero-shot by name out': cell(byNameZs.get(p)?.out),
+    'zero-shot CHAIR_s': cell(chairSZs.get(p)?.overall),
+  }));
+}
+
+/** The paper's Table 3 claims, each with its per-seed differences and the verdict computed from them. */
+export function table3ClaimList(perSeed: readonly Table3Result[]): Claim[] {
+  const paper = paperNumbers().cc12m.table3_nocaps_val_overall_cider;
+  const P = paper.finetuned_on_coco;
+  const Z = paper.zero_shot as Record<string, number | undefined>;
+  const rows = table3PerSeed(perSeed);
+  const D = (a: string, b: string, d: (typeof TABLE3_DOMAINS)[number] = 'overall', pick: RowPick = PICKS.val) => differences(rows, a, b, d, pick);
+  // CC12M's gain over CC3M out of domain minus its larger gain in or near domain (> 0: largest out of domain)
+  const outLead = (pick: RowPick = PICKS.val) => {
+    const [out, inside, near] = (['out', 'in', 'near'] as const).map((d) => D('cc12m', 'cc3m', d, pick));
+    return out!.map((o, i) => o - Math.max(inside![i]!, near![i]!));
+  };
+  const fineVsZero = rows.map((r) => {
+    const row = r.find((x) => x.label === 'cc12m');
+    return row ? row.finetuned.overall - (row.zeroShot?.overall ?? NaN) : NaN;
+  });
+  const valOnly = '(val only in the paper)';
+  return [
+    claimOver('pre-training on CC3M beats no pre-training', `${P.cc3m} vs ${P.none}`, D('cc3m', 'none')),
+    claimOver('pre-training on CC12M beats no pre-training', `${P.cc12m} vs ${P.none}`, D('cc12m', 'none')),
+    claimOver('CC12M beats CC3M (overall)', `${P.cc12m} vs ${P.cc3m}`, D('cc12m', 'cc3m')),
+    claimOver('CC12M beats CC3M out of domain', 'the gain is mostly out-of-domain', D('cc12m', 'cc3m', 'out')),
+    claimOver("CC12M's gain over CC3M is largest out of domain", 'stated in the text', outLead(), { measuredAs: 'out gain − larger in/near gain: ' }),
+    claimOver('CC3M+CC12M beats CC12M', `${P['cc3m+cc12m']} vs ${P.cc12m}`, D('cc3m+cc12m', 'cc12m')),
+    claimOver('zero-shot, CC3M scores above CC12M', `${Z.cc3m} vs ${Z.cc12m}`, D('cc3m', 'cc12m', 'overall', PICKS.zeroShot)),
+    claimOver('fine-tuning on COCO beats zero-shot (CC12M)', `${P.cc12m} vs ${Z.cc12m}`, fineVsZero),
+    claimOver('test: CC12M beats CC3M (overall)', valOnly, D('cc12m', 'cc3m', 'overall', PICKS.test)),
+    claimOver('test: CC12M beats CC3M out of domain', valOnly, D('cc12m', 'cc3m', 'out', PICKS.test)),
+    claimOver("test: CC12M's gain over CC3M is largest out of domain", valOnly, outLead(PICKS.test), { measuredAs: 'out gain − larger in/near gain: ' }),
+  ];
+}
+
+export function table3Claims(perSeed: readonly Table3Result[]): ClaimRow[] {
+  return claimRows(table3ClaimList(perSeed));
+}
+
+/**
+ * Whether the out-of-domain CIDEr difference between the fine-tuned CC3M and CC12M models compares models that
+ * name what they see: both must name an object the image shows in at least `minRecall`% of out-of-domain captions.
+ */
+export function table3GroundingNote(perSeed: readonly Table3Result[], minRecall = 25): string {
+  const rows = table3PerSeed(perSeed);
+  const recall = spreadByLabel(rows, groundingPick('recall'));
+  const byName = spreadByLabel(rows, groundingPick('specificRecall'));
+  const pair = ['cc3m', 'cc12m'];
+  const out = (m: typeof recall, p: string) => m.get(p)?.out?.mean ?? NaN;
+  const figures = pair.map((p) => `${p} ${out(recall, p).toFixed(0)}% (by its own name ${out(byName, p).toFixed(0)}%)`).join(', ');
+  return pair.every((p) => out(recall, p) >= minRecall)
+    ? `Out of domain, the fine-tuned CC3M and CC12M models name an object the image shows in ${figures} of captions: their out-of-domain CIDEr difference compares models that look at the image.`
+    : `Out of domain, the fine-tuned CC3M and CC12M models name an object the image shows in only ${figures} of captions (below ${minRecall}%): their out-of-domain CIDEr difference is between models that mostly do not name what they see, and is not evidence either way.`;
+}
+
+/** nocaps-like val CIDEr after fine-tuning by pre-training data and domain: bars of the mean, ± std. */
+export function table3Figure(perSeed: readonly Table3Result[]): { data: object[]; layout: object } {
+  const val = spreadByLabel(table3PerSeed(perSeed), PICKS.val);
+  return {
+    data: (perSeed[0]?.config.rows ?? []).map((p) => ({
+      type: 'bar',
+      name: p,
+      x: [...TABLE3_DOMAINS],
+      y: TABLE3_DOMAINS.map((d) => Number((val.get(p)?.[d]?.mean ?? NaN).toFixed(1))),
+      error_y: { type: 'data', array: TABLE3_DOMAINS.map((d) => Number((val.get(p)?.[d]?.std ?? 0).toFixed(1))), visible: true },
+    })),
+    layout: {
+      title: { text: `nocaps-like val CIDEr after fine-tuning, by pre-training data (mean ± std over ${perSeed.length} seed${perSeed.length > 1 ? 's' : ''})` },
+      barmode: 'group',
+      xaxis: { title: { text: 'nocaps domain' } },
+      yaxis: { title: { text: 'CIDEr ×100' } },
+      height: 380,
+    },
+  };
 }
