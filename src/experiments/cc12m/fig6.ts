@@ -7,6 +7,8 @@
 import type { Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
+import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { differences, spreadRowsWithGrounding } from '../seeds';
 
 /** The grid: fractions of the CC12M pool's pairs (100% is always there). */
 export const FIG6_FRACTIONS = [0.25, 0.5];
@@ -40,4 +42,36 @@ export function fig6Rows(result: ExperimentResult): Record<string, string | numb
       run: r.finetuneRun,
     };
   });
+}
+
+/** Fig. 6 over seeds: CIDEr by domain (mean ± std) with the judge's figures. */
+export function fig6SeedRows(perSeed: readonly ExperimentResult[]): Record<string, string>[] {
+  return spreadRowsWithGrounding(perSeed.map((r) => r.rows));
+}
+
+/**
+ * Fig. 6's claims: 25% of CC12M reaches CC3M ("reaches": at most 1 CIDEr point below), 50% and 100% are above
+ * CC3M, and more CC12M is better.
+ */
+export function fig6ClaimList(perSeed: readonly ExperimentResult[]): Claim[] {
+  const rows = perSeed.map((r) => r.rows);
+  const labels = (perSeed[0]?.rows ?? []).map((r) => r.label);
+  const at = (prefix: string) => labels.find((l) => l.startsWith(prefix)) ?? prefix;
+  const D = (a: string, b: string) => differences(rows, a, b);
+  return [
+    claimOver(
+      '25% of CC12M reaches the CC3M level (≥ CC3M − 1)',
+      'about equal',
+      D(at('25%'), 'cc3m').map((d) => d + 1),
+      { measuredAs: '25% − (CC3M − 1): ' },
+    ),
+    claimOver('50% of CC12M is above CC3M', 'above', D(at('50%'), 'cc3m')),
+    claimOver('100% of CC12M is above CC3M', 'above', D(at('100%'), 'cc3m')),
+    claimOver('100% of CC12M is above 50%', 'more is better', D(at('100%'), at('50%'))),
+    claimOver('50% of CC12M is above 25%', 'more is better', D(at('50%'), at('25%'))),
+  ];
+}
+
+export function fig6Claims(perSeed: readonly ExperimentResult[]): ClaimRow[] {
+  return claimRows(fig6ClaimList(perSeed));
 }

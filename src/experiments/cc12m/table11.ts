@@ -7,6 +7,8 @@ import { paperNumbers } from '../../report/paper';
 import type { Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
+import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { differences, spreadRowsWithGrounding } from '../seeds';
 
 /** The grid: masking rates (the paper found the highest it tried best). */
 export const TABLE11_RATES = [0.2, 0.4, 0.8];
@@ -31,4 +33,32 @@ export function table11Rows(result: ExperimentResult): Record<string, string | n
   return scoreRows(result.rows, (l) =>
     l.startsWith('IC') ? String(paper.ic) : l === highest?.label ? `${paper.best_masked_lm_at_highest_rate} (best MLM, highest rate)` : '',
   );
+}
+
+/** Table 11 over seeds: CIDEr by domain (mean ± std) with the judge's figures, and the paper's numbers. */
+export function table11SeedRows(perSeed: readonly ExperimentResult[]): Record<string, string | number>[] {
+  const paper = perSeed[0] ? table11Rows(perSeed[0]) : [];
+  return spreadRowsWithGrounding(perSeed.map((r) => r.rows)).map((row, i) => ({ ...row, paper: paper[i]?.paper ?? '' }));
+}
+
+/** The paper's Table 11 claims: the best MLM rate beats IC, and the highest rate beats every other rate. */
+export function table11ClaimList(perSeed: readonly ExperimentResult[]): Claim[] {
+  const paper = paperNumbers().cc12m.table11_masking;
+  const rows = perSeed.map((r) => r.rows);
+  const mlm = (perSeed[0]?.rows ?? []).map((r) => r.label).filter((l) => l.startsWith('mlm@'));
+  const highest = mlm[mlm.length - 1] ?? 'mlm@?';
+  const seeds = perSeed.map((_, i) => i);
+  const best = seeds.map((i) => Math.max(...mlm.map((l) => differences(rows, l, 'IC (cc12m)')[i]!)));
+  const others = mlm.filter((l) => l !== highest);
+  const highestLead = seeds.map((i) => (others.length ? Math.min(...others.map((l) => differences(rows, highest, l)[i]!)) : NaN));
+  return [
+    claimOver('the best MLM rate beats IC', `${paper.best_masked_lm_at_highest_rate} vs ${paper.ic}`, best),
+    claimOver(`the highest masking rate (${highest}) beats the other rates`, 'highest rate best', highestLead, {
+      measuredAs: 'lead over the best other rate: ',
+    }),
+  ];
+}
+
+export function table11Claims(perSeed: readonly ExperimentResult[]): ClaimRow[] {
+  return claimRows(table11ClaimList(perSeed));
 }

@@ -9,6 +9,8 @@ import type { ObjectiveWeights } from '../../train/trainer';
 import type { Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
+import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { differences, spreadRowsWithGrounding } from '../seeds';
 
 /** The added objectives' settings (the paper states no MOC masking rate; this is ours). */
 export const TABLE12_OBJECTIVES: Required<Pick<ObjectiveWeights, 'moc' | 'vlm'>> = {
@@ -41,4 +43,24 @@ export function table12Rows(result: ExperimentResult): Record<string, string | n
   const paper = paperNumbers().cc12m.table12_objectives;
   const key: Record<string, string> = { 'IC (cc12m)': 'ic', 'IC+MOC': 'ic+moc', 'IC+VLM': 'ic+vlm' };
   return scoreRows(result.rows, (l) => (key[l] && paper[key[l]!] !== undefined ? String(paper[key[l]!]) : ''));
+}
+
+/** Table 12 over seeds: CIDEr by domain (mean ± std) with the judge's figures, and the paper's overall. */
+export function table12SeedRows(perSeed: readonly ExperimentResult[]): Record<string, string | number>[] {
+  const paper = perSeed[0] ? table12Rows(perSeed[0]) : [];
+  return spreadRowsWithGrounding(perSeed.map((r) => r.rows)).map((row, i) => ({ ...row, paper: paper[i]?.paper ?? '' }));
+}
+
+/** The paper's Table 12 claims: MOC helps IC, VLM does not. */
+export function table12ClaimList(perSeed: readonly ExperimentResult[]): Claim[] {
+  const paper = paperNumbers().cc12m.table12_objectives;
+  const rows = perSeed.map((r) => r.rows);
+  return [
+    claimOver('IC+MOC beats IC', `${paper['ic+moc']} vs ${paper.ic}`, differences(rows, 'IC+MOC', 'IC (cc12m)')),
+    claimOver('IC+VLM does not beat IC (IC ahead)', `${paper.ic} vs ${paper['ic+vlm']}`, differences(rows, 'IC (cc12m)', 'IC+VLM')),
+  ];
+}
+
+export function table12Claims(perSeed: readonly ExperimentResult[]): ClaimRow[] {
+  return claimRows(table12ClaimList(perSeed));
 }
