@@ -37,6 +37,7 @@ export {
 export { runTable3, table3Rows, table3GroundingRows, formatTable3, humanBaseline, table3ResultRows, type Table3Result } from './experiments/cc12m/table3';
 export * as seeds from './experiments/seeds';
 export * as claims from './experiments/claims';
+export * as cc12m from './experiments/cc12m';
 export {
   table4Scores,
   table4Rows,

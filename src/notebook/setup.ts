@@ -21,7 +21,7 @@ import type { FeatureSpec } from '../experiments/visual';
 import { PACKAGE_ROOT } from '../paths';
 import { initBackend, type BackendInfo } from '../tf/backend';
 import { displayTarget, newDisplayId, publish } from './display';
-import { notebookProgress } from './runs';
+import { notebookProgress, type Curve } from './runs';
 
 export type PresetName = keyof typeof RECIPES;
 
@@ -66,6 +66,8 @@ export interface NotebookSetup {
    * chosen fine-tuning step.
    */
   overSeeds<R>(run: (recipe: Recipe, seed: number) => Promise<R>): Promise<R[]>;
+  /** Training curves of result rows (pre-training then fine-tuning; a row without pre-training starts at its length). */
+  curves(rows: readonly RunRow[]): Curve[];
   /** The status sink of `options()`: one line updated in place, every line appended to `runs/status.log`. */
   say(line: string): void;
 }
@@ -174,6 +176,12 @@ export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> 
     recipeFor,
     options: (extra = {}) => ({ runsRoot, cacheDir, features, say, progress: notebookProgress(), ...extra }),
     runDir: (id) => path.join(runsRoot, id),
+    curves: (rows) =>
+      rows.map((r) => ({
+        label: r.label ?? r.pretraining ?? r.finetuneRun,
+        runs: [r.pretrainRun, r.finetuneRun].filter((x): x is string => !!x).map((id) => path.join(runsRoot, id)),
+        startStep: r.pretrainRun ? 0 : recipe.pretrain.steps,
+      })),
     overSeeds: async (run) => {
       const since = new Date();
       const results = await overSeeds(seeds, (seed: number) => run(recipeFor(seed), seed), say);

@@ -1,0 +1,79 @@
+/**
+ * The CC12M paper's experiments, one namespace per table: each has `run` (the experiment for one seed's
+ * recipe), `rows` (the table over seeds), `claims` (the claims table over seeds) with `claimList` (the claims
+ * with their numbers) and `forest` (their forest plot), and `figure`; the rest of the table's module is there
+ * too. Notebook cells call `cckit.cc12m.table3.run(recipe, options)`.
+ */
+import { claimsFigure, type Claim } from '../claims';
+import * as fig6Module from './fig6';
+import * as table11Module from './table11';
+import * as table12Module from './table12';
+import * as table3Module from './table3';
+import * as table4Module from './table4';
+import * as table5Module from './table5';
+
+/** The forest plot of a table's claims over seeds. */
+const forestOf =
+  <R>(claimList: (perSeed: readonly R[]) => Claim[], title: string) =>
+  (perSeed: readonly R[]) =>
+    claimsFigure(claimList(perSeed), { title: `${title}: per-seed differences (the claim’s way to the right of 0)`, unit: 'CIDEr ×100' });
+
+export const table3 = {
+  ...table3Module,
+  run: table3Module.runTable3,
+  rows: table3Module.table3SeedRows,
+  judgeRows: table3Module.table3JudgeRows,
+  claims: table3Module.table3Claims,
+  claimList: table3Module.table3ClaimList,
+  forest: forestOf(table3Module.table3ClaimList, "Table 3's claims"),
+  figure: table3Module.table3Figure,
+};
+
+/** Table 4 reads Table 3's runs: `run(table3Result, runsRoot)` scores their stored val and test captions. */
+export const table4 = {
+  ...table4Module,
+  run: table4Module.table4Scores,
+  rows: table4Module.table4Rows,
+  claims: table4Module.table4Claims,
+  claimList: table4Module.table4ClaimList,
+  forest: forestOf(table4Module.table4ClaimList, "Table 4's claims"),
+  figure: table4Module.table4Figure,
+};
+
+/** Table 5 reads Table 3's runs: `run(table3Result, options)` captions the COCO-like test split with them. */
+export const table5 = {
+  ...table5Module,
+  run: table5Module.cc12mTable5,
+  rows: table5Module.table5Rows,
+  claims: table5Module.table5Claims,
+  claimList: table5Module.table5ClaimList,
+  forest: forestOf(table5Module.table5ClaimList, "Table 5's claims"),
+  figure: table5Module.table5Figure,
+};
+
+export const table11 = {
+  ...table11Module,
+  run: table11Module.runTable11,
+  rows: table11Module.table11SeedRows,
+  claims: table11Module.table11Claims,
+  claimList: table11Module.table11ClaimList,
+  forest: forestOf(table11Module.table11ClaimList, "Table 11's claims"),
+};
+
+export const table12 = {
+  ...table12Module,
+  run: table12Module.runTable12,
+  rows: table12Module.table12SeedRows,
+  claims: table12Module.table12Claims,
+  claimList: table12Module.table12ClaimList,
+  forest: forestOf(table12Module.table12ClaimList, "Table 12's claims"),
+};
+
+export const fig6 = {
+  ...fig6Module,
+  run: fig6Module.runFig6,
+  rows: fig6Module.fig6SeedRows,
+  claims: fig6Module.fig6Claims,
+  claimList: fig6Module.fig6ClaimList,
+  forest: forestOf(fig6Module.fig6ClaimList, "Fig. 6's claims"),
+};
