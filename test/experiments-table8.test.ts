@@ -1,25 +1,30 @@
 /**
  * CC12M Table 8's computations (src/experiments/cc12m/table8.ts) on tiny inputs: the retrieval set's split by image,
- * batches of distinct images, the vocabulary extended for fine-tuning, the contrastive training stage learning
- * a toy matching task (recall far above chance), the paper cells, the table and the claims over seeds. The
- * notebook (notebooks/08-table8-retrieval.ipynb, test/notebooks.test.ts) runs them on the embedded world.
+ * batches of distinct images, the matching model trained as an ordinary trainer run (learning a toy matching task,
+ * recall far above chance; reused, resumed and fine-tuned like any run), the stage configs read from the Recipe,
+ * the paper cells, the table and the claims over seeds. The notebook (notebooks/08-table8-retrieval.ipynb,
+ * test/notebooks.test.ts) runs them on the embedded world.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 
-import { DEFAULT_MATCHING, MatchingModel } from '../src/models/matching';
+import { RECIPES } from '../src/experiments/recipe';
 import { PAD_ID, UNK_ID } from '../src/text/tokens';
+import { Vocabulary } from '../src/text/vocab';
 import { initBackend } from '../src/tf/backend';
-import type { EvalImage } from '../src/train/data';
+import { readLog, readRunInfo, RUN_FILE } from '../src/runs/layout';
+import { listCheckpoints } from '../src/train/checkpoint';
+import { DistinctImageStream, type EvalImage } from '../src/train/data';
+import { train, type TrainConfig } from '../src/train/trainer';
 import type { VisualProvider } from '../src/train/visual';
 import { paperNumbers } from '../src/report/paper';
 import {
-  PairBatches,
   TABLE8_NO_PAPER,
-  TABLE8_RECIPES,
-  groupPairs,
-  retrievalScores,
+  scoreMatchingRun,
   splitRetrieval,
   table8Claims,
   table8Differences,
@@ -27,10 +32,9 @@ import {
   table8Paper,
   table8Rows,
   table8Sources,
-  table8Vocabulary,
+  table8TrainConfig,
   table8ZeroShotComparison,
   tokenRows,
-  trainMatchingStage,
   type Recalls,
   type Table8Result,
 } from '../src/experiments/cc12m/table8';
@@ -39,8 +43,12 @@ before(async () => {
   await initBackend({ order: ['cpu'], logger: () => undefined });
 });
 
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-table8-'));
+
+const key = (i: number) => `https://toy.invalid/img${i}.jpg`;
 const images = (n: number, captions = 2): EvalImage[] =>
-  Array.from({ length: n }, (_, i) => ({ key: `img${i}`, imageId: i, references: Array.from({ length: captions }, (_, c) => `thing${i} view${c}`) }));
+  Array.from({ length: n }, (_, i) => ({ key: key(i), imageId: i, references: Array.from({ length: captions }, (_, c) => `thing${i} view${c}`) }));
+const examplesOf = (set: readonly EvalImage[]) => set.flatMap((i) => i.references.map((caption) => ({ key: i.key, caption })));
 
 test('splitRetrieval: disjoint by image, covers every image, seeded', () => {
   const all = images(20);
@@ -55,44 +63,66 @@ test('splitRetrieval: disjoint by image, covers every image, seeded', () => {
   assert.throws(() => splitRetrieval(all, 1, 3), /testFraction/);
 });
 
-test('PairBatches: distinct images per batch, one of their captions, every image once per epoch, deterministic', () => {
-  const pairs = groupPairs(images(7, 3).flatMap((i) => i.references.map((caption) => ({ key: i.key, caption }))));
-  assert.equal(pairs.keys.length, 7);
-  assert.deepEqual(pairs.captions.get('img2'), ['thing2 view0', 'thing2 view1', 'thing2 view2']);
-  const batches = new PairBatches(pairs, 3, 11);
+test('DistinctImageStream: distinct images per batch, one of their captions, every image once per epoch, deterministic, resumable', () => {
+  const set = images(7, 3);
+  const examples = examplesOf(set);
+  const captionsOf = new Map(set.map((i) => [i.key, i.references]));
+  const stream = new DistinctImageStream(examples, 3, 11);
+  assert.equal(stream.images, 7);
+  assert.equal(stream.stepsPerEpoch, 3);
   const seen: string[] = [];
+  const batches = [];
   for (let b = 0; b < 6; b++) {
-    const { keys, captions } = batches.next();
-    assert.equal(keys.length, 3);
-    assert.equal(new Set(keys).size, 3, `batch ${b}: distinct images`);
-    keys.forEach((k, i) => assert.ok(pairs.captions.get(k)!.includes(captions[i]!), `${captions[i]} is a caption of ${k}`));
-    seen.push(...keys);
+    const batch = stream.next();
+    batches.push(batch);
+    assert.equal(batch.length, 3);
+    assert.equal(new Set(batch.map((e) => e.key)).size, 3, `batch ${b}: distinct images`);
+    for (const e of batch) assert.ok(captionsOf.get(e.key)!.includes(e.caption), `${e.caption} is a caption of ${e.key}`);
+    seen.push(...batch.map((e) => e.key));
   }
   // the first 7 draws are one epoch: each image once
-  assert.deepEqual([...seen.slice(0, 7)].sort(), pairs.keys.slice().sort());
-  const again = new PairBatches(pairs, 3, 11);
-  assert.deepEqual(again.next(), new PairBatches(pairs, 3, 11).next());
+  assert.deepEqual(seen.slice(0, 7).sort(), [...captionsOf.keys()].sort());
+  assert.deepEqual(new DistinctImageStream(examples, 3, 11).next(), batches[0], 'same seed, same batches');
+  // a resumed stream (its position only) continues with the same batches
+  const first = new DistinctImageStream(examples, 3, 11);
+  for (let b = 0; b < 3; b++) first.next();
+  const resumed = new DistinctImageStream(examples, 3, 11, first.position);
+  assert.deepEqual([resumed.next(), resumed.next(), resumed.next()], batches.slice(3));
   // a batch never exceeds the images there are
-  assert.equal(new PairBatches(pairs, 32, 1).next().keys.length, 7);
-  assert.throws(() => new PairBatches(groupPairs([{ key: 'a', caption: 'x' }]), 4, 1), /at least two images/);
+  assert.equal(new DistinctImageStream(examples, 32, 1).next().length, 7);
+  assert.throws(() => new DistinctImageStream([{ key: 'a', caption: 'x' }], 4, 1), /at least two images/);
 });
 
-test('table8Vocabulary: the pre-training words keep their ids; fine-tuning words are appended', () => {
-  const base = table8Vocabulary(['a dog runs', 'a dog sits'], [], 2);
-  const both = table8Vocabulary(['a dog runs', 'a dog sits'], ['a zebra eats', 'one zebra eats'], 2);
-  for (const w of base.words) assert.equal(both.idOf(w), base.idOf(w), w);
-  assert.ok(!base.has('zebra') && both.has('zebra') && both.has('eats'));
-  assert.ok(both.idOf('zebra') >= base.size, 'appended after the pre-training words');
-  assert.ok(!both.has('runs'), 'min count applies');
-  const rows = tokenRows(both, ['a dog', 'zebra', ''], 20);
+test('tokenRows: PAD to the longest caption, truncated to maxLen, UNK for unknown words', () => {
+  const vocab = Vocabulary.build(['a dog runs', 'a dog sits', 'a zebra eats', 'one zebra eats'], 2);
+  const rows = tokenRows(vocab, ['a dog', 'zebra', ''], 20);
   assert.deepEqual(
     rows.map((r) => r.length),
     [2, 2, 2],
   );
-  assert.deepEqual(rows[1], [both.idOf('zebra'), PAD_ID]);
+  assert.deepEqual(rows[1], [vocab.idOf('zebra'), PAD_ID]);
   assert.deepEqual(rows[2], [PAD_ID, PAD_ID]);
-  assert.equal(tokenRows(both, ['a dog a dog'], 3)[0]!.length, 3, 'truncated to maxLen');
-  assert.equal(tokenRows(both, ['kangaroo'], 3)[0]![0], UNK_ID);
+  assert.equal(tokenRows(vocab, ['a dog a dog'], 3)[0]!.length, 3, 'truncated to maxLen');
+  assert.equal(tokenRows(vocab, ['kangaroo'], 3)[0]![0], UNK_ID);
+});
+
+test("table8TrainConfig: the recipe's retrieval stages as matching-model runs with the vlm objective alone", () => {
+  const recipe = RECIPES.tiny;
+  const pools = [{ kind: 'tsv' as const, path: '/data/cc3m.tsv' }];
+  const pre = table8TrainConfig(recipe, 'pretrain', 'cc3m', pools);
+  assert.deepEqual(pre.model, { kind: 'matching', size: recipe.retrieval.model.size });
+  assert.deepEqual(pre.objectives, { vlm: { weight: 1 } });
+  assert.equal(pre.steps, recipe.retrieval.pretrain.steps);
+  assert.equal(pre.batchSize, recipe.retrieval.pretrain.batchSize);
+  assert.deepEqual(pre.optimizer, { name: 'adam', lr: recipe.retrieval.pretrain.lr, warmup: recipe.retrieval.pretrain.warmup, decay: 'linear' });
+  assert.equal(pre.vocab.minCount, recipe.minCount);
+  assert.equal(pre.data.maxCaptionLen, recipe.maxCaptionLen);
+  assert.equal(pre.val, undefined, 'the matching model is not validated by captioning');
+  assert.equal('init' in pre, false);
+  const fine = table8TrainConfig(recipe, 'finetune', 'cc3m', [{ kind: 'coco', path: '/data/train.json' }], { fromRun: '/runs/p', vocab: 'keep' });
+  assert.equal(fine.steps, recipe.retrieval.finetune.steps);
+  assert.deepEqual(fine.init, { fromRun: '/runs/p', vocab: 'keep' });
+  assert.notEqual(fine.name, pre.name);
 });
 
 /** A visual provider over one-hot "features": image i is a vector with a 1 at position i (two positions, the second padding). */
@@ -118,51 +148,122 @@ function toyVisual(keys: readonly string[]): VisualProvider {
   };
 }
 
-test('trainMatchingStage: the contrastive stage learns a toy matching task; retrieval is scored both ways', () => {
-  const set = images(12, 2);
-  const visual = toyVisual(set.map((i) => i.key));
-  const vocab = table8Vocabulary(
-    set.flatMap((i) => i.references),
-    [],
-    1,
+function writeTsv(file: string, set: readonly EvalImage[]): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(
+    file,
+    examplesOf(set)
+      .map((e) => `${e.key}\t${e.caption}\n`)
+      .join(''),
   );
-  const model = new MatchingModel({
-    ...DEFAULT_MATCHING,
-    dModel: 32,
-    heads: 2,
-    ffn: 64,
-    embedDim: 16,
-    dropout: 0,
-    maxPositions: 8,
-    vocabSize: vocab.size,
-    visualDim: visual.visualDim,
-    geometryDim: 0,
-    seed: 5,
-  });
-  const before: Recalls = retrievalScores(model, visual, vocab, set, 8);
-  const logs = trainMatchingStage(
-    model,
-    visual,
-    vocab,
-    groupPairs(set.flatMap((i) => i.references.map((caption) => ({ key: i.key, caption })))),
-    { steps: 60, batchSize: 12, lr: 3e-3, warmup: 5, clipNorm: 1 },
-    { seed: 1, maxCaptionLen: 8, name: 'pretrain', logEvery: 20 },
-  );
+  return file;
+}
+
+const matchingConfig = (train: string, extra: Partial<TrainConfig> = {}): TrainConfig => ({
+  name: 'toy-matching',
+  seed: 1,
+  model: { kind: 'matching', size: 'tiny', overrides: { dModel: 32, heads: 2, ffn: 64, embedDim: 16, dropout: 0, maxPositions: 8 } },
+  data: { train: [{ kind: 'tsv', path: train }], maxCaptionLen: 8 },
+  vocab: { minCount: 1 },
+  objectives: { vlm: { weight: 1 } },
+  optimizer: { name: 'adam', lr: 3e-3, warmup: 5, decay: 'linear' },
+  batchSize: 12,
+  steps: 60,
+  clipNorm: 1,
+  checkpointEvery: 20,
+  logEvery: 20,
+  ...extra,
+});
+
+test('a matching run is an ordinary trainer run: it learns a toy matching task, is reused, resumes, and fine-tunes from its whole model', async () => {
+  const all = images(14, 2);
+  const set = all.slice(0, 12);
+  // one provider for both runs: the features do not change between pre-training and fine-tuning
+  const visual = toyVisual(all.map((i) => i.key));
+  const tsv = writeTsv(path.join(tmp, 'data', 'pairs.tsv'), set);
+  const quiet = { visual, logger: () => {} };
+  const root = path.join(tmp, 'runs');
+  const run = await train(matchingConfig(tsv), { runsRoot: root, ...quiet });
+  assert.equal(run.stepsRun, 60);
+  assert.equal(readRunInfo(run.dir).status, 'done');
   assert.deepEqual(
-    logs.map((l) => l.step),
+    listCheckpoints(run.dir).map((c) => c.step),
+    [40, 60],
+    'the newest two checkpoints are kept',
+  );
+  const losses = readLog(run.dir).filter((l) => l.loss);
+  assert.deepEqual(
+    losses.map((l) => l.step),
     [20, 40, 60],
   );
-  assert.ok(logs.every((l) => l.stage === 'pretrain' && l.temperature > 0));
-  assert.ok(logs[2]!.loss < 0.5 * logs[0]!.loss, `loss falls: ${logs.map((l) => l.loss.toFixed(2)).join(' → ')}`);
-  const after = retrievalScores(model, visual, vocab, set, 8);
+  assert.ok(
+    losses.every((l) => l.loss!.vlm === l.loss!.total),
+    'the vlm loss is the whole loss',
+  );
+  assert.ok(losses[2]!.loss!.vlm! < 0.5 * losses[0]!.loss!.vlm!, `loss falls: ${losses.map((l) => l.loss!.vlm!.toFixed(2)).join(' → ')}`);
+  const { recalls: after, temperature } = await scoreMatchingRun(run.dir, visual, set, 8);
+  assert.ok(temperature > 0 && temperature < 1, `temperature ${temperature}`);
   // chance: text→image R@1 = 1/12 ≈ 8.3, image→text R@1 = 2/24
-  assert.ok(after.textToImage['R@1'] >= 90, `text→image R@1 ${after.textToImage['R@1']} (before ${before.textToImage['R@1']})`);
+  assert.ok(after.textToImage['R@1'] >= 90, `text→image R@1 ${after.textToImage['R@1']}`);
   assert.ok(after.imageToText['R@1'] >= 90, `image→text R@1 ${after.imageToText['R@1']}`);
   for (const d of ['imageToText', 'textToImage'] as const) {
     assert.ok(after[d]['R@1'] <= after[d]['R@5'] && after[d]['R@5'] <= after[d]['R@10'], 'recall grows with K');
     assert.equal(after[d]['R@10'], 100);
   }
-  model.dispose();
+
+  // a second call reuses the finished run
+  const again = await train(matchingConfig(tsv), { runsRoot: root, ...quiet });
+  assert.equal(again.id, run.id);
+  assert.equal(again.stepsRun, 0);
+
+  // interrupted after step 40 (its last checkpoint gone, the run not done): it resumes there and repeats the loss curve
+  const info = JSON.parse(fs.readFileSync(path.join(run.dir, RUN_FILE), 'utf8')) as { status: string };
+  fs.writeFileSync(path.join(run.dir, RUN_FILE), JSON.stringify({ ...info, status: 'running' }));
+  fs.rmSync(listCheckpoints(run.dir).find((c) => c.step === 60)!.dir, { recursive: true });
+  const resumed = await train(matchingConfig(tsv), { runsRoot: root, ...quiet });
+  assert.equal(resumed.stepsRun, 20);
+  assert.deepEqual(
+    readLog(run.dir)
+      .filter((l) => l.loss)
+      .map((l) => [l.step, l.loss!.vlm]),
+    losses.map((l) => [l.step, l.loss!.vlm]),
+  );
+
+  // fine-tuning starts from the whole matching model (text encoder included): with zero steps it retrieves as its parent does
+  const extra = all.slice(12).map((i) => ({ ...i, references: i.references.map((r) => `${r} novel`) }));
+  const fineTsv = writeTsv(path.join(tmp, 'data', 'fine.tsv'), [...set, ...extra]);
+  const fine = await train(matchingConfig(fineTsv, { name: 'toy-matching-fine', steps: 0, init: { fromRun: run.dir, vocab: 'keep' } }), {
+    runsRoot: root,
+    ...quiet,
+  });
+  assert.ok(fine.vocab.has('novel') && fine.vocab.size > run.vocab.size, 'the parent vocabulary, extended');
+  for (const w of run.vocab.words) assert.equal(fine.vocab.idOf(w), run.vocab.idOf(w), w);
+  assert.equal(readRunInfo(fine.dir).parent, run.id);
+  const inherited = await scoreMatchingRun(fine.dir, visual, set, 8);
+  assert.deepEqual(inherited.recalls, after);
+  assert.equal(inherited.temperature, temperature);
+});
+
+test('the matching model trains with the vlm objective alone; a validation file is not captioned', async () => {
+  const set = images(6, 2);
+  const visual = toyVisual(set.map((i) => i.key));
+  const tsv = writeTsv(path.join(tmp, 'data', 'six.tsv'), set);
+  const root = path.join(tmp, 'runs-alone');
+  await assert.rejects(
+    train(matchingConfig(tsv, { objectives: { ic: 1, vlm: { weight: 1 } } }), { runsRoot: root, visual, logger: () => {} }),
+    /vlm objective alone/,
+  );
+  const val = path.join(tmp, 'data', 'val.json');
+  fs.writeFileSync(
+    val,
+    JSON.stringify({
+      images: set.map((img, i) => ({ id: i, coco_url: img.key })),
+      annotations: set.map((img, i) => ({ id: i, image_id: i, caption: img.references[0] })),
+    }),
+  );
+  const run = await train(matchingConfig(tsv, { steps: 4, val: { path: val, every: 2 } }), { runsRoot: root, visual, logger: () => {} });
+  assert.equal(readRunInfo(run.dir).status, 'done');
+  assert.equal(readLog(run.dir).filter((l) => l.val).length, 0);
 });
 
 const recalls = (t2i: number, i2t = t2i): Recalls => ({
@@ -197,7 +298,7 @@ test('table8Paper: the fine-tuned rows and the CC3M zero-shot figure at text→i
   assert.equal(table8Paper('cc3m', 'finetuned', 'textToImage', 'R@5'), undefined);
   assert.deepEqual(table8Sources('cc3m+cc12m'), ['cc3m', 'cc12m']);
   assert.deepEqual(table8Sources('none'), []);
-  assert.deepEqual(TABLE8_RECIPES.tiny.rows, ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']);
+  assert.deepEqual(RECIPES.tiny.rows, ['none', 'cc3m', 'cc12m', 'cc3m+cc12m']);
 });
 
 test('table8Rows / table8Claims: mean ± std over seeds, paper cells or n/a, verdicts from every seed', () => {

@@ -125,6 +125,66 @@ export class BatchStream<T> {
   }
 }
 
+/**
+ * Batches of distinct images for a contrastive loss (the matching model), each image with one of its
+ * captions: every epoch a seeded permutation of the images, and per image a caption drawn from its
+ * list, so no batch counts an image's own caption as a negative. Deterministic in (seed, position), and
+ * the position is all a resumed run needs, as with BatchStream.
+ */
+export class DistinctImageStream {
+  private readonly keys: string[];
+  private readonly captions = new Map<string, string[]>();
+  private order: string[] = [];
+  private orderEpoch = -1;
+
+  constructor(
+    examples: readonly Example[],
+    private readonly batchSize: number,
+    private readonly seed: number,
+    public position: DataPosition = { epoch: 0, index: 0 },
+  ) {
+    for (const e of examples) {
+      const list = this.captions.get(e.key);
+      if (list) list.push(e.caption);
+      else this.captions.set(e.key, [e.caption]);
+    }
+    this.keys = [...this.captions.keys()];
+    if (this.keys.length < 2) throw new Error('a contrastive batch needs at least two images');
+  }
+
+  /** Distinct images in the data. */
+  get images(): number {
+    return this.keys.length;
+  }
+
+  get stepsPerEpoch(): number {
+    return Math.ceil(this.keys.length / this.batchSize);
+  }
+
+  next(): Example[] {
+    const batch: Example[] = [];
+    const size = Math.min(this.batchSize, this.keys.length);
+    let { epoch, index } = this.position;
+    while (batch.length < size) {
+      if (index >= this.keys.length) {
+        epoch++;
+        index = 0;
+      }
+      if (this.orderEpoch !== epoch) {
+        this.order = shuffled(seededRandom(mixSeed(this.seed, 0xba7c, epoch)), this.keys);
+        this.orderEpoch = epoch;
+      }
+      const key = this.order[index++]!;
+      if (batch.some((e) => e.key === key)) continue; // an epoch boundary inside a batch: keep the batch's images distinct
+      const list = this.captions.get(key)!;
+      const pick = list.length === 1 ? 0 : Math.floor(seededRandom(mixSeed(this.seed, 0xca97, epoch, index))() * list.length);
+      batch.push({ key, caption: list[pick]! });
+    }
+    this.position = index >= this.keys.length ? { epoch: epoch + 1, index: 0 } : { epoch, index };
+    return batch;
+  }
+}
+
 /** sha256 of a data file's content (for run ids). */
 export function fileDigest(file: string): string {
   const crypto = require('crypto') as typeof import('crypto');

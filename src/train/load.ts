@@ -1,13 +1,14 @@
-/** A trained run's model and vocabulary, from its latest checkpoint (for captioning and evaluation). */
+/** A trained run's model and vocabulary, from its latest checkpoint (captioners for captioning and evaluation; the matching model for retrieval). */
+import { MatchingModel } from '../models/matching';
 import type { CaptionModel } from '../models/types';
 import type { Vocabulary } from '../text/vocab';
 import { initBackend } from '../tf/backend';
 import { loadLatestCheckpoint } from './checkpoint';
-import { modelFromConfig, type ModelSpec } from './models';
+import { isCaptioner, modelFromConfig, type ModelSpec, type TrainableModel } from './models';
 import { readVocab } from './trainer';
 
-export interface LoadedModel {
-  model: CaptionModel;
+export interface LoadedModel<M extends TrainableModel = CaptionModel> {
+  model: M;
   vocab: Vocabulary;
   checkpoint: string;
   spec: ModelSpec;
@@ -15,9 +16,24 @@ export interface LoadedModel {
 
 /**
  * Loads `runs/<id>` (its newest checkpoint that verifies; `warn` gets a line per one skipped) or a
- * checkpoint directory inside one.
+ * checkpoint directory inside one: a captioner.
  */
 export async function loadRunModel(runOrCheckpointDir: string, options: { warn?: (line: string) => void } = {}): Promise<LoadedModel> {
+  const loaded = await loadRunAnyModel(runOrCheckpointDir, options);
+  if (isCaptioner(loaded.model)) return { ...loaded, model: loaded.model };
+  loaded.model.dispose();
+  throw new Error(`${loaded.checkpoint}: a ${loaded.spec.kind} model, not a captioner`);
+}
+
+/** Loads a run of the matching model (CC12M Table 8), as loadRunModel does a captioner's. */
+export async function loadRunMatchingModel(runOrCheckpointDir: string, options: { warn?: (line: string) => void } = {}): Promise<LoadedModel<MatchingModel>> {
+  const loaded = await loadRunAnyModel(runOrCheckpointDir, options);
+  if (loaded.model instanceof MatchingModel) return { ...loaded, model: loaded.model };
+  loaded.model.dispose();
+  throw new Error(`${loaded.checkpoint}: a ${loaded.spec.kind} model, not the matching model`);
+}
+
+async function loadRunAnyModel(runOrCheckpointDir: string, options: { warn?: (line: string) => void }): Promise<LoadedModel<TrainableModel>> {
   await initBackend({ logger: () => {} });
   const ckpt = loadLatestCheckpoint(runOrCheckpointDir, { optimizer: false, warn: options.warn });
   if (!ckpt) throw new Error(`${runOrCheckpointDir}: no checkpoint (not a trained cckit run?)`);

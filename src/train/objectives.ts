@@ -49,10 +49,19 @@ export interface ContrastiveHead {
   contrastiveLoss(img: TF.Tensor2D, txt: TF.Tensor2D): TF.Scalar;
 }
 
-/** The models an objective's loss runs: the captioner, and the matching head when vlm is on. */
+/**
+ * The models an objective's loss runs: the captioner (absent when the run trains the matching model
+ * alone), and the matching head when vlm is on (the matching model itself when it is the run's model).
+ */
 export interface ObjectiveModels {
-  model: CaptionModel;
+  model?: CaptionModel;
   matching?: ContrastiveHead;
+}
+
+/** The captioner a captioning objective needs. */
+function captioner(models: ObjectiveModels, objective: string): CaptionModel {
+  if (!models.model) throw new Error(`${objective} objective: the run's model does not caption (only vlm trains the matching model)`);
+  return models.model;
 }
 
 /** What an objective adds to a batch: its captions (token ids), the image keys, the visual input built so far. */
@@ -83,7 +92,10 @@ export const OBJECTIVES = {
   /** Image captioning: teacher-forced cross-entropy of the caption given the image. */
   ic: {
     weight: (w) => w.ic || undefined,
-    loss: (tf, { model }, t, s) => captionLoss(tf, model.decode(model.encode(t.input, true), t.tokensIn, true), t.targets, s.labelSmoothing),
+    loss(tf, models, t, s) {
+      const model = captioner(models, 'ic');
+      return captionLoss(tf, model.decode(model.encode(t.input, true), t.tokensIn, true), t.targets, s.labelSmoothing);
+    },
     count: (_t, tokens) => tokens,
   },
   /**
@@ -101,7 +113,8 @@ export const OBJECTIVES = {
         'int32',
       );
     },
-    loss(tf, { model }, t, s) {
+    loss(tf, models, t, s) {
+      const model = captioner(models, 'mlm');
       const encoded = model.encode({ ...t.input, text: t.maskedText! }, true);
       return captionLoss(tf, model.decode(encoded, t.tokensIn, true), t.targets, s.labelSmoothing);
     },
@@ -139,8 +152,9 @@ export const OBJECTIVES = {
         weights,
       };
     },
-    loss(tf, { model }, t) {
+    loss(tf, models, t) {
       if (!t.moc) return undefined;
+      const model = captioner(models, 'moc');
       const encoded = model.encode({ ...t.input, visual: t.moc.visual }, true);
       return mocLoss(tf, model, encoded, t.moc.labels, t.moc.weights);
     },

@@ -5,6 +5,10 @@
  * Objectives (CC12M §3.3, Tables 11–12: ic, mlm, moc, vlm) are one registry, src/train/objectives.ts;
  * the step minimises the weighted sum of the enabled ones.
  *
+ * Models are one registry too (src/train/models.ts): the captioners, and the matching model (CC12M
+ * Table 8), which trains with the vlm objective alone on batches of distinct images and is not
+ * validated (it does not caption).
+ *
  * Deterministic: data order, masking and dropout derive from (seed, step), and checkpoints hold the
  * optimiser slots and the data position, so a resumed run repeats the uninterrupted loss curve.
  */
@@ -23,11 +27,12 @@ import { readJsonFile } from '../util/json';
 import { mixSeed, seededRandom } from '../util/random';
 import { initBackend, loadTf } from '../tf/backend';
 import { loadLatestCheckpoint, saveCheckpoint } from './checkpoint';
-import { BatchStream, DataPosition, DataSource, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
-import { createModel, ModelSpec } from './models';
+import { BatchStream, DataPosition, DataSource, DistinctImageStream, EvalImage, Example, fileDigest, readEvalImages, readExamples, subsample } from './data';
+import { buildModel, isCaptioner, ModelSpec, type TrainableModel } from './models';
 import {
   batchTensors,
   disposeTensors,
+  OBJECTIVES,
   objectiveCounts,
   objectiveLoss,
   type BatchTensors,
@@ -68,7 +73,10 @@ export interface TrainConfig {
   /** Checkpoints kept on disk (default 2: the newest two); a recipe that picks a checkpoint afterwards keeps them all. */
   keepCheckpoints?: number;
   logEvery?: number;
-  /** Fine-tune from a run (its latest checkpoint). `keep`: its vocabulary extended by new words; `fresh`: a new one. */
+  /**
+   * Fine-tune from a run (its latest checkpoint): every weight of its model (a matching model's text
+   * encoder too). `keep`: its vocabulary extended by new words; `fresh`: a new one.
+   */
   init?: { fromRun: string; vocab: 'keep' | 'fresh' };
   /**
    * Data-parallel replicas (this thread + workers − 1 worker_threads) splitting each batch
@@ -180,12 +188,28 @@ async function trainOpened(
     mocClasses: config.objectives.moc ? options.visual.mocClasses : 0,
     seed: config.seed,
   };
-  const model = createModel(config.model, dims);
-  const matching = config.objectives.vlm ? createMatchingHead(model, vocab.size, config) : undefined;
+  const model = buildModel(config.model, dims);
+  // the captioner, or none: the run's model is the matching model, its own vlm head
+  const captioner = isCaptioner(model) ? model : undefined;
+  if (!captioner) {
+    const others = (Object.keys(OBJECTIVES) as (keyof ObjectiveWeights)[]).filter((o) => o !== 'vlm' && OBJECTIVES[o].weight(config.objectives) !== undefined);
+    if (!config.objectives.vlm || others.length > 0) {
+      model.dispose();
+      throw new Error(`run ${id}: a ${config.model.kind} model trains with the vlm objective alone (got ${Object.keys(config.objectives).join(', ')})`);
+    }
+  }
+  const matching: MatchingHead | undefined = captioner
+    ? config.objectives.vlm
+      ? createMatchingHead(captioner, vocab.size, config)
+      : undefined
+    : (model as MatchingHead);
+  // IC+VLM: a matching head beside the captioner, with variables and dropout of its own
+  const separateHead = matching !== undefined && captioner !== undefined;
   const variables = new Map([...model.variables()].map(([k, v]) => [`model/${k}`, v] as [string, TF.Variable]));
-  if (matching) for (const [k, v] of matching.variables()) if (!isShared(model, v)) variables.set(`vlm/${k}`, v);
+  if (separateHead) for (const [k, v] of matching.variables()) if (!isShared(model, v)) variables.set(`vlm/${k}`, v);
   const optimizer = new Optimizer(config.optimizer, variables);
-  const stream = new BatchStream(examples, config.batchSize, config.seed);
+  // a contrastive-only model needs distinct images per batch (an image's other caption is no negative)
+  const stream = captioner ? new BatchStream(examples, config.batchSize, config.seed) : new DistinctImageStream(examples, config.batchSize, config.seed);
   const totalSteps = config.steps ?? Math.ceil((config.epochs ?? 1) * stream.stepsPerEpoch);
   let step = 0;
 
@@ -216,16 +240,17 @@ async function trainOpened(
   let windowSamples = 0;
   const stepsAtStart = step;
 
+  if (config.val && !captioner) log(`cckit: run ${id}: a ${config.model.kind} model does not caption; no validation`);
   const validate = async (atStep: number): Promise<void> => {
-    if (!config.val || valImages.length === 0) return;
-    const scores = await validationScores(model, vocab, options.visual, valImages, config.val.maxLen ?? 20);
+    if (!config.val || valImages.length === 0 || !captioner) return;
+    const scores = await validationScores(captioner, vocab, options.visual, valImages, config.val.maxLen ?? 20);
     const line = run.log({ step: atStep, val: scores, split: path.basename(config.val.path, '.json') });
     options.onLog?.(line);
   };
 
   // The loss of a batch, or of one replica's shard of it (`scales`: see objectiveLoss).
   const settings = objectiveSettings(config);
-  const lossOf: LossFn<BatchTensors> = (t, parts, scales) => objectiveLoss(tf, { model, matching }, t, settings, parts, scales);
+  const lossOf: LossFn<BatchTensors> = (t, parts, scales) => objectiveLoss(tf, { model: captioner, matching }, t, settings, parts, scales);
   const workers = config.workers ?? 1;
   if (workers > 1 && matching) throw new Error('workers > 1: the vlm objective cannot be split across replicas (its contrastive loss couples all rows)');
   const replicas =
@@ -258,7 +283,7 @@ async function trainOpened(
       const batch = stream.next();
       const lr = learningRateAt(config.optimizer, step, stream.stepsPerEpoch, totalSteps);
       model.setDropoutStep?.(step);
-      if (matching) matching.setDropoutStep(step);
+      if (separateHead) matching.setDropoutStep(step);
       const stepRandom = seededRandom(mixSeed(config.seed, 0x57e9, step));
       const tensors = batchTensors(batch, vocab, options.visual, settings, stepRandom);
       const { losses, grads: gradMap } = replicas ? await replicas.gradients(step, tensors) : localGradients(variables, (parts) => lossOf(tensors, parts));
@@ -296,7 +321,7 @@ async function trainOpened(
     await replicas?.close();
   }
   optimizer.dispose();
-  matching?.dispose();
+  if (separateHead) matching.dispose();
   model.dispose();
   run.update({ status: 'done' });
   return { dir: run.dir, id, info: run.info, vocab, stepsRun: step - stepsAtStart };
@@ -395,7 +420,7 @@ function assignAll(variables: Map<string, TF.Variable>, saved: Map<string, TF.Te
  * Fine-tuning: copy the parent's weights; vocabulary-sized ones (word embeddings, output layer) row
  * by row for the words both vocabularies share, the rest keep their fresh initialisation.
  */
-function loadFromParent(model: CaptionModel, saved: Map<string, TF.Tensor>, parentVocab: Vocabulary, vocab: Vocabulary, where: string): void {
+function loadFromParent(model: TrainableModel, saved: Map<string, TF.Tensor>, parentVocab: Vocabulary, vocab: Vocabulary, where: string): void {
   const tf = loadTf();
   const mapRows = vocab.words.map((w) => (parentVocab.has(w) ? parentVocab.idOf(w) : -1));
   for (const [name, v] of model.variables()) {
@@ -448,7 +473,7 @@ function createMatchingHead(model: CaptionModel, vocabSize: number, config: Trai
   return createSharedMatching(model, vocabSize, config.seed);
 }
 
-function isShared(model: CaptionModel, v: TF.Variable): boolean {
+function isShared(model: TrainableModel, v: TF.Variable): boolean {
   for (const mv of model.variables().values()) if (mv === v) return true;
   return false;
 }

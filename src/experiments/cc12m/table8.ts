@@ -4,126 +4,53 @@
  * on the retrieval set's training images, and scored on its test images: Recall@1/5/10 image→text and
  * text→image; plus the pre-trained models zero-shot (no fine-tuning).
  *
- * The model is src/models/matching.ts with its own image encoder over the frozen visual features
- * (global vector + regions with geometry; no tags: the matching model's image side takes visual
- * inputs only) and its own text encoder; the loss is its symmetric InfoNCE over the batch. A batch
- * holds distinct images (one of an image's captions, drawn per epoch), so no positive is counted
- * as a negative. The vocabulary is the pre-training captions' words (min count), extended by the
- * fine-tuning captions' new words, so the zero-shot and fine-tuned models read the same ids.
+ * Everything comes from the one Recipe (src/experiments/recipe.ts): `recipe.retrieval` holds the
+ * matching model's size, both stages, the test share and optional real data; the world, seed,
+ * filters, features (never tags: the matching model's image side takes visual inputs only),
+ * vocabulary minimum count, caption length, rows and the zero-shot switch are the recipe's own.
+ *
+ * Both stages are ordinary runs of the one training loop (src/train/trainer.ts): the `matching`
+ * model kind (src/models/matching.ts: its own image encoder over the frozen visual features and its
+ * own text encoder) with the `vlm` objective, its symmetric InfoNCE over batches of distinct images
+ * (one of an image's captions, drawn per epoch), so no positive is counted as a negative. Each run
+ * has its run.json, log.jsonl, checkpoints, lock and resume; fine-tuning starts from the pre-training
+ * run's whole model (text encoder included) and keeps its vocabulary, extended by the fine-tuning
+ * captions' new words.
  *
  * On the embedded world the retrieval set is the world's Flickr-like split (5 captions per image),
- * divided by image, with a seeded permutation, into a fine-tuning part and a test part; `data`
- * points the recipe at real files instead (pools, and Flickr-style COCO-format train and test).
+ * divided by image, with a seeded permutation, into a fine-tuning part (written beside the split as
+ * a COCO-format file, the fine-tuning run's data) and a test part; `retrieval.data` points the recipe
+ * at real files instead (pools, and Flickr-style COCO-format train and test).
  *
- * Each row is one run folder under the runs root (`table8-<row>-<hash>`: the hash covers the recipe
- * fields the row uses and its inputs' contents), holding run.json, the loss log (`log.jsonl`) and the
- * recalls (`retrieval.json`); a finished row is read back, not trained again. No weights are kept:
- * a row trains in seconds to a minute at the tiny preset.
+ * A row's recalls are stored in its fine-tuning run (`retrieval.json`, with the test set's digest)
+ * and read back when the test set is unchanged.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 
 import type * as TF from '@tensorflow/tfjs';
 
-import { readCocoAnnotations } from '../../data/coco';
-import { MATCHING_SIZES, MatchingModel, type MatchingSize } from '../../models/matching';
+import { readCocoAnnotations, type CocoCaptionFile } from '../../data/coco';
+import type { MatchingModel } from '../../models/matching';
 import { retrievalRecall, type RetrievalRecall } from '../../metrics/retrieval';
 import { paperNumbers } from '../../report/paper';
-import { Run, runId } from '../../runs/run';
-import { initBackend, loadTf } from '../../tf/backend';
+import { readLog } from '../../runs/layout';
+import { loadTf } from '../../tf/backend';
 import { PAD_ID } from '../../text/tokens';
-import { Vocabulary } from '../../text/vocab';
-import { type EvalImage, fileDigest, readEvalImages, readExamples } from '../../train/data';
-import { Optimizer, clipByGlobalNorm, learningRateAt } from '../../train/optimizers';
-import { localGradients } from '../../train/parallel';
+import type { Vocabulary } from '../../text/vocab';
+import { type DataSource, type EvalImage, fileDigest, readEvalImages, readExamples } from '../../train/data';
+import { loadRunMatchingModel } from '../../train/load';
+import type { ModelSpec } from '../../train/models';
+import { train, type TrainConfig, type TrainedRun } from '../../train/trainer';
 import type { VisualProvider } from '../../train/visual';
+import { writeFileIfChanged, writeJsonAtomic } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
-import type { WorldPresetName } from '../../world/splits';
-import { TABLE3_SOURCES, WORLD_FILTERS, type PretrainSource } from '../recipe';
+import type { PretrainSource, Recipe, RetrievalStage } from '../recipe';
 import { prepareWorldInputs, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
-
-/** One training stage of the matching model: Adam, linear warm-up then linear decay, clipping. */
-export interface Table8Stage {
-  steps: number;
-  /** Distinct images per batch (the contrastive softmax runs over them). */
-  batchSize: number;
-  lr: number;
-  warmup: number;
-  clipNorm: number;
-}
-
-/** Real data instead of the world: the two filtered pools and a Flickr-style retrieval set (COCO-format captions files). */
-export interface Table8Data {
-  pools: Record<'cc3m' | 'cc12m', string>;
-  /** Fine-tuning images and their captions. */
-  retrievalTrain: string;
-  /** Test images and their captions (Flickr30k: 1,000 images × 5 captions). */
-  retrievalTest: string;
-  /** Folder the files' `file_name`s are relative to (default: beside each file). */
-  imageRoot?: string;
-}
-
-export interface Table8Recipe {
-  preset: WorldPresetName;
-  seed: number;
-  data?: Table8Data;
-  filters: { nsfw: boolean; workers: number };
-  /** Visual features: the Table 3 backbone and mode (the feature cache is shared), never tags. */
-  features: Omit<FeatureSpec, 'cacheDir' | 'tags'>;
-  model: { size: MatchingSize };
-  minCount: number;
-  maxCaptionLen: number;
-  pretrain: Table8Stage;
-  finetune: Table8Stage;
-  /** World only: the share of the Flickr-like split's images held out as the test set (the rest is fine-tuning data). */
-  testFraction: number;
-  rows: PretrainSource[];
-  /** Also score each pre-trained model before fine-tuning. */
-  zeroShot: boolean;
-}
-
-const adam = { clipNorm: 1 };
-
-/**
- * Sizes. `tiny`: one encoder layer per side of width 128 (MATCHING_SIZES.tiny), 400 pre-training
- * steps and 150 fine-tuning steps, so the four rows of one seed train in about a minute and a half on
- * one core (the notebook's budget: it runs top to bottom in CI); `small`: the small matching model,
- * ten times the steps.
- */
-export const TABLE8_RECIPES: Record<'tiny' | 'small', Table8Recipe> = {
-  tiny: {
-    preset: 'tiny',
-    seed: 0,
-    filters: WORLD_FILTERS,
-    features: { backbone: 'world-cnn', mode: 'regions' },
-    model: { size: 'tiny' },
-    minCount: 2,
-    maxCaptionLen: 20,
-    pretrain: { steps: 400, batchSize: 32, lr: 1e-3, warmup: 40, ...adam },
-    finetune: { steps: 150, batchSize: 32, lr: 5e-4, warmup: 15, ...adam },
-    testFraction: 0.5,
-    rows: [...TABLE3_SOURCES],
-    zeroShot: true,
-  },
-  small: {
-    preset: 'small',
-    seed: 0,
-    filters: WORLD_FILTERS,
-    features: { backbone: 'world-cnn', mode: 'regions' },
-    model: { size: 'small' },
-    minCount: 4,
-    maxCaptionLen: 20,
-    pretrain: { steps: 4000, batchSize: 64, lr: 5e-4, warmup: 400, ...adam },
-    finetune: { steps: 1500, batchSize: 64, lr: 2.5e-4, warmup: 150, ...adam },
-    testFraction: 0.5,
-    rows: [...TABLE3_SOURCES],
-    zeroShot: true,
-  },
-};
 
 /** The pools a row pre-trains on. */
 export function table8Sources(row: PretrainSource): ('cc3m' | 'cc12m')[] {
@@ -131,22 +58,6 @@ export function table8Sources(row: PretrainSource): ('cc3m' | 'cc12m')[] {
 }
 
 // ------------------------------------------------------------------ data
-
-/** Image → its captions, in first-appearance order. */
-export interface Pairs {
-  keys: string[];
-  captions: Map<string, string[]>;
-}
-
-export function groupPairs(examples: readonly { key: string; caption: string }[]): Pairs {
-  const captions = new Map<string, string[]>();
-  for (const e of examples) {
-    const list = captions.get(e.key);
-    if (list) list.push(e.caption);
-    else captions.set(e.key, [e.caption]);
-  }
-  return { keys: [...captions.keys()], captions };
-}
 
 /**
  * Splits retrieval images by a seeded permutation: the first `testFraction` of it is the test set,
@@ -163,44 +74,6 @@ export function splitRetrieval(images: readonly EvalImage[], testFraction: numbe
   return { train: images.filter((_, i) => !test.has(i)), test: images.filter((_, i) => test.has(i)) };
 }
 
-/**
- * Batches of distinct images, each with one of its captions: every epoch a seeded permutation of the
- * images, and per image a caption drawn from its list. Deterministic in (seed, epoch).
- */
-export class PairBatches {
-  private order: string[] = [];
-  private index = 0;
-  private epoch = -1;
-
-  constructor(
-    private readonly pairs: Pairs,
-    private readonly batchSize: number,
-    private readonly seed: number,
-  ) {
-    if (pairs.keys.length < 2) throw new Error('table8: a contrastive batch needs at least two images');
-  }
-
-  next(): { keys: string[]; captions: string[] } {
-    const keys: string[] = [];
-    const captions: string[] = [];
-    const size = Math.min(this.batchSize, this.pairs.keys.length);
-    while (keys.length < size) {
-      if (this.epoch < 0 || this.index >= this.order.length) {
-        this.epoch++;
-        this.order = shuffled(seededRandom(mixSeed(this.seed, 0xba7c, this.epoch)), this.pairs.keys);
-        this.index = 0;
-      }
-      const key = this.order[this.index++]!;
-      if (keys.includes(key)) continue; // an epoch boundary inside a batch: keep the batch's images distinct
-      const list = this.pairs.captions.get(key)!;
-      const pick = list.length === 1 ? 0 : Math.floor(seededRandom(mixSeed(this.seed, 0xca97, this.epoch, this.index))() * list.length);
-      keys.push(key);
-      captions.push(list[pick]!);
-    }
-    return { keys, captions };
-  }
-}
-
 /** Token id rows of captions, padded with PAD to the longest (at least one position). */
 export function tokenRows(vocab: Vocabulary, captions: readonly string[], maxLen: number): number[][] {
   const ids = captions.map((c) => vocab.encode(c, maxLen));
@@ -208,69 +81,85 @@ export function tokenRows(vocab: Vocabulary, captions: readonly string[], maxLen
   return ids.map((r) => [...r, ...new Array<number>(length - r.length).fill(PAD_ID)]);
 }
 
-/** The pre-training captions' vocabulary, extended by the fine-tuning captions' words it lacks (appended, as a fine-tuning run's `keep` does). */
-export function table8Vocabulary(pretrainCaptions: readonly string[], finetuneCaptions: readonly string[], minCount: number): Vocabulary {
-  const base = Vocabulary.build(pretrainCaptions, minCount);
-  const extra = Vocabulary.build(finetuneCaptions, minCount).words.filter((w) => !base.has(w));
-  return new Vocabulary([...base.words, ...extra], minCount);
+/** What Table 8 trains and scores on: the two pools, the retrieval set's fine-tuning source and both parts, their digests. */
+export interface Table8Inputs {
+  pools: Record<'cc3m' | 'cc12m', string>;
+  /** The fine-tuning run's data: the retrieval set's training part (COCO format). */
+  finetune: DataSource;
+  train: EvalImage[];
+  test: EvalImage[];
+  /** Content digests of the retrieval set (the stored recalls are read back only for the same test set). */
+  digests: Record<string, string>;
 }
 
-// ------------------------------------------------------------------ training and scoring
-
-export interface StageLog {
-  stage: 'pretrain' | 'finetune';
-  step: number;
-  /** Mean contrastive loss over the steps since the last line. */
-  loss: number;
-  /** The learned temperature τ at this step. */
-  temperature: number;
-}
-
-/** Trains `model` for one stage with the contrastive loss; returns the loss every `logEvery` steps. */
-export function trainMatchingStage(
-  model: MatchingModel,
-  visual: VisualProvider,
-  vocab: Vocabulary,
-  pairs: Pairs,
-  stage: Table8Stage,
-  options: { seed: number; maxCaptionLen: number; name: 'pretrain' | 'finetune'; logEvery?: number; onLog?: (line: StageLog) => void },
-): StageLog[] {
-  const tf = loadTf();
-  const variables = model.variables();
-  const optimizer = new Optimizer({ name: 'adam', lr: stage.lr, warmup: stage.warmup, decay: 'linear' }, variables);
-  const batches = new PairBatches(pairs, stage.batchSize, mixSeed(options.seed, options.name === 'pretrain' ? 1 : 2));
-  const logEvery = options.logEvery ?? 25;
-  const logs: StageLog[] = [];
-  let window = 0;
-  let windowSteps = 0;
-  for (let step = 0; step < stage.steps; step++) {
-    const batch = batches.next();
-    model.setDropoutStep(step + (options.name === 'finetune' ? 1_000_000 : 0));
-    const random = seededRandom(mixSeed(options.seed, 0x5e7a, step));
-    const input = visual.encoderInput(batch.keys, { wordId: (w) => vocab.idOf(w), training: true, random });
-    const tokens = tf.tensor2d(tokenRows(vocab, batch.captions, options.maxCaptionLen), undefined, 'int32');
-    const { losses, grads } = localGradients(variables, (parts) => {
-      const loss = model.contrastiveLoss(model.embedImages(input, true), model.embedTexts(tokens, true));
-      parts.vlm = tf.keep(loss.clone());
-      return loss;
-    });
-    if (stage.clipNorm) clipByGlobalNorm(grads, stage.clipNorm);
-    optimizer.apply(grads, learningRateAt({ lr: stage.lr, warmup: stage.warmup, decay: 'linear' }, step, 1, stage.steps));
-    tf.dispose([input.visual, input.visualMask, tokens, ...(input.geometry ? [input.geometry] : [])]);
-    if (!Number.isFinite(losses.total!)) throw new Error(`table8 ${options.name}: loss is ${losses.total} at step ${step + 1}`);
-    window += losses.total!;
-    windowSteps++;
-    if ((step + 1) % logEvery === 0 || step + 1 === stage.steps) {
-      const line: StageLog = { stage: options.name, step: step + 1, loss: window / windowSteps, temperature: model.temperature() };
-      logs.push(line);
-      options.onLog?.(line);
-      window = 0;
-      windowSteps = 0;
-    }
+/**
+ * The retrieval set's two parts: the world's Flickr-like split divided by image (its training part
+ * written beside it as a COCO-format file), or `recipe.retrieval.data`'s files.
+ */
+export async function table8Inputs(recipe: Recipe, options: ExperimentOptions): Promise<Table8Inputs> {
+  const data = recipe.retrieval.data;
+  if (data) {
+    const finetune: DataSource = { kind: 'coco', path: data.retrievalTrain, ...(data.imageRoot ? { imageRoot: data.imageRoot } : {}) };
+    return {
+      pools: data.pools,
+      finetune,
+      train: readEvalImages(finetune),
+      test: readEvalImages({ path: data.retrievalTest, imageRoot: data.imageRoot }),
+      digests: { retrievalTrain: fileDigest(data.retrievalTrain), retrievalTest: fileDigest(data.retrievalTest) },
+    };
   }
-  optimizer.dispose();
-  return logs;
+  // the world and its two filtered pools, as Table 3 builds them (same folders, reused)
+  const inputs = await prepareWorldInputs(recipe, options);
+  if (!inputs.worldRoot) throw new Error('table8: the recipe has real data but no retrieval.data (the Flickr-style retrieval files)');
+  const flickr = path.join(inputs.worldRoot, 'flickr', 'captions.json');
+  readCocoAnnotations(flickr); // fails early with the file's name when it is not there
+  const { train, test } = splitRetrieval(readEvalImages({ path: flickr }), recipe.retrieval.testFraction, recipe.seed);
+  const trainFile = path.join(path.dirname(flickr), `retrieval-train-seed${recipe.seed}-test${recipe.retrieval.testFraction}.json`);
+  const all = readJsonFile(flickr) as CocoCaptionFile;
+  const trainIds = new Set(train.map((i) => Number(i.imageId)));
+  const part: CocoCaptionFile = {
+    ...all,
+    images: all.images.filter((i) => trainIds.has(i.id)),
+    annotations: all.annotations.filter((a) => trainIds.has(a.image_id)),
+  };
+  writeFileIfChanged(trainFile, JSON.stringify(part));
+  return { pools: inputs.pools, finetune: { kind: 'coco', path: trainFile }, train, test, digests: { flickr: fileDigest(flickr) } };
 }
+
+// ------------------------------------------------------------------ runs
+
+/** The matching model of the recipe's retrieval size (the trainer's `matching` kind). */
+export function table8ModelSpec(recipe: Recipe): ModelSpec {
+  return { kind: 'matching', size: recipe.retrieval.model.size };
+}
+
+/** One stage of a row as a trainer config: the matching model, the vlm objective alone, Adam with linear warm-up and decay, clipping. */
+export function table8TrainConfig(
+  recipe: Recipe,
+  stage: 'pretrain' | 'finetune',
+  row: PretrainSource,
+  train: DataSource[],
+  init?: TrainConfig['init'],
+): TrainConfig {
+  const s: RetrievalStage = recipe.retrieval[stage];
+  return {
+    name: `table8-${stage}-${row}`,
+    seed: recipe.seed,
+    model: table8ModelSpec(recipe),
+    data: { train, maxCaptionLen: recipe.maxCaptionLen },
+    vocab: { minCount: recipe.minCount },
+    objectives: { vlm: { weight: 1 } },
+    optimizer: { name: 'adam', lr: s.lr, warmup: s.warmup, decay: 'linear' },
+    batchSize: s.batchSize,
+    steps: s.steps,
+    clipNorm: s.clipNorm,
+    // four checkpoints a stage (at least 50 steps apart): what a killed run resumes from
+    checkpointEvery: Math.max(50, Math.round(s.steps / 4)),
+    ...(init ? { init } : {}),
+  };
+}
+
+// ------------------------------------------------------------------ scoring
 
 /** Recall@1/5/10 (×100) of a retrieval set, both directions. */
 export interface Recalls {
@@ -327,34 +216,48 @@ export function retrievalScores(model: MatchingModel, visual: VisualProvider, vo
   return toPercent(retrievalRecall(similarity, textImage, [1, 5, 10]));
 }
 
-/** A fresh matching model of the recipe's size over the provider's visual inputs. */
-export function table8Model(recipe: Table8Recipe, vocab: Vocabulary, visual: VisualProvider): MatchingModel {
-  return new MatchingModel({
-    ...MATCHING_SIZES[recipe.model.size],
-    vocabSize: vocab.size,
-    visualDim: visual.visualDim,
-    geometryDim: visual.geometryDim,
-    maxPositions: Math.max(64, recipe.maxCaptionLen),
-    temperature: 0.07,
-    learnTemperature: true,
-    seed: mixSeed(recipe.seed, 0x7ab1e8),
-  });
+/** A trained matching run's recalls on a retrieval set and its learned temperature. */
+export async function scoreMatchingRun(
+  runDir: string,
+  visual: VisualProvider,
+  images: readonly EvalImage[],
+  maxCaptionLen: number,
+): Promise<{ recalls: Recalls; temperature: number }> {
+  const { model, vocab } = await loadRunMatchingModel(runDir);
+  try {
+    return { recalls: retrievalScores(model, visual, vocab, images, maxCaptionLen), temperature: model.temperature() };
+  } finally {
+    model.dispose();
+  }
+}
+
+/** The contrastive loss at a run's last logged step. */
+function lastLoss(runDir: string): number {
+  const line = readLog(runDir)
+    .filter((l) => l.loss?.vlm !== undefined)
+    .at(-1);
+  if (!line) throw new Error(`${runDir}: no loss in its log`);
+  return line.loss!.vlm!;
 }
 
 // ------------------------------------------------------------------ the table
 
 export interface Table8Row {
   pretraining: PretrainSource;
-  /** The row's run folder (under the runs root). */
+  /** The row's fine-tuning run (a folder under the runs root). */
   run: string;
+  /** The row's pre-training run (absent for `none`). */
+  pretrainRun?: string;
   finetuned: Recalls;
   /** The pre-trained model before fine-tuning (absent for `none`, or with zeroShot off). */
   zeroShot?: Recalls;
-  /** Mean contrastive loss of the last logged window of each stage. */
+  /** The contrastive loss at the last logged step of each stage. */
   finalLoss: { pretrain?: number; finetune: number };
+  /** The learned temperature τ at the end of each stage. */
+  temperature?: { pretrain?: number; finetune: number };
   /** Pairs the row pre-trained on. */
   pretrainPairs: number;
-  /** Whether this call trained the row (false: read back from its finished run). */
+  /** Whether this call trained either of the row's runs (false: both read back finished). */
   trained: boolean;
 }
 
@@ -366,149 +269,129 @@ export interface Table8Result {
   seconds: number;
 }
 
-const RESULT_FILE = 'retrieval.json';
-
-interface StoredRow {
+/** The recalls a fine-tuning run stores (`retrieval.json`), with the digest of the test set they were scored on. */
+interface StoredRecalls {
+  test: string;
   finetuned: Recalls;
   zeroShot?: Recalls;
-  finalLoss: Table8Row['finalLoss'];
-  pretrainPairs: number;
+  temperature: { pretrain?: number; finetune: number };
 }
 
-/** The retrieval set's two parts: the world's Flickr-like split divided by image, or the recipe's files. */
-export async function table8Inputs(
-  recipe: Table8Recipe,
-  options: ExperimentOptions,
-): Promise<{ pools: Record<'cc3m' | 'cc12m', string>; train: EvalImage[]; test: EvalImage[]; digests: Record<string, string> }> {
-  if (recipe.data) {
-    const d = recipe.data;
-    return {
-      pools: d.pools,
-      train: readEvalImages({ path: d.retrievalTrain, imageRoot: d.imageRoot }),
-      test: readEvalImages({ path: d.retrievalTest, imageRoot: d.imageRoot }),
-      digests: { retrievalTrain: fileDigest(d.retrievalTrain), retrievalTest: fileDigest(d.retrievalTest) },
-    };
-  }
-  // the world and its two filtered pools, as Table 3 builds them (same folders, reused)
-  const inputs = await prepareWorldInputs({ preset: recipe.preset, seed: recipe.seed, filters: recipe.filters }, options);
-  const flickr = path.join(inputs.worldRoot!, 'flickr', 'captions.json');
-  readCocoAnnotations(flickr); // fails early with the file's name when it is not there
-  const { train, test } = splitRetrieval(readEvalImages({ path: flickr }), recipe.testFraction, recipe.seed);
-  return { pools: inputs.pools, train, test, digests: { flickr: fileDigest(flickr) } };
-}
+const RESULT_FILE = 'retrieval.json';
 
-/** What of the recipe a row's run depends on (its id hashes this and the inputs' digests). */
-function rowConfig(recipe: Table8Recipe, row: PretrainSource): Record<string, unknown> {
-  return {
-    table: 'cc12m-table8',
-    preset: recipe.preset,
-    seed: recipe.seed,
-    features: recipe.features,
-    model: recipe.model,
-    minCount: recipe.minCount,
-    maxCaptionLen: recipe.maxCaptionLen,
-    pretrain: row === 'none' ? undefined : recipe.pretrain,
-    finetune: recipe.finetune,
-    testFraction: recipe.data ? undefined : recipe.testFraction,
-    zeroShot: row === 'none' ? undefined : recipe.zeroShot,
-    row,
-  };
+/** Digest of a retrieval test set (its images and captions, in order). */
+function testDigest(images: readonly EvalImage[]): string {
+  const crypto = require('crypto') as typeof import('crypto');
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify(images.map((i) => [i.key, i.references])))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
- * Runs Table 8 for one seed: per row, pre-train the matching model on its pools (none: skip), score
- * it zero-shot on the test images, fine-tune on the training images, score again. Finished rows are
- * read back from their runs.
+ * Runs Table 8 for one seed: per row, pre-train the matching model on its pools (none: skip) and
+ * fine-tune it on the retrieval set's training part, both runs of the one trainer (reused or
+ * resumed as any run is); score the fine-tuned model, and the pre-trained one zero-shot, on the
+ * test part.
  */
-export async function runTable8(recipe: Table8Recipe, options: ExperimentOptions): Promise<Table8Result> {
+export async function runTable8(recipe: Recipe, options: ExperimentOptions): Promise<Table8Result> {
   const started = Date.now();
   const say = options.say ?? (() => {});
   const runsRoot = options.runsRoot ?? 'runs';
-  await initBackend({ logger: () => {} });
   const inputs = await table8Inputs(recipe, options);
   const spec: FeatureSpec = { ...recipe.features, tags: false, cacheDir: options.features?.cacheDir ?? options.cacheDir };
   const visual = await visualFromSpec(spec);
-  const poolPairs: Record<string, { key: string; caption: string }[]> = {};
-  for (const s of ['cc3m', 'cc12m'] as const) poolPairs[s] = await readExamples({ kind: 'tsv', path: inputs.pools[s] });
-  const poolDigests = Object.fromEntries((['cc3m', 'cc12m'] as const).map((s) => [s, fileDigest(inputs.pools[s])]));
-  const trainPairs = groupPairs(inputs.train.flatMap((img) => img.references.map((caption) => ({ key: img.key, caption }))));
-  const finetuneCaptions = inputs.train.flatMap((i) => i.references);
+  const poolPairs: Record<string, number> = {};
+  for (const s of ['cc3m', 'cc12m'] as const) poolPairs[s] = (await readExamples({ kind: 'tsv', path: inputs.pools[s] })).length;
+  const finetuneCaptions = inputs.train.reduce((n, i) => n + i.references.length, 0);
+  const test = testDigest(inputs.test);
+  await visual.prepare(inputs.test.map((i) => i.key));
+
+  const trainRun = async (config: TrainConfig, row: PretrainSource, stage: string): Promise<TrainedRun> => {
+    say(`table8 ${row}: ${stage} (${config.steps} steps of ${config.batchSize} images)`);
+    return train(config, {
+      runsRoot,
+      visual,
+      force: options.force,
+      logger: say,
+      onLog: (line) => options.onLog?.(config.name!, line),
+      progress: (done, total) => options.progress?.(`table8 ${row} ${stage}`, done, total),
+    });
+  };
 
   const rows: Table8Row[] = [];
-  let prepared = false;
   for (const row of recipe.rows) {
     const sources = table8Sources(row);
-    const ids: Record<string, string> = { features: visual.id, ...inputs.digests, ...Object.fromEntries(sources.map((s) => [s, poolDigests[s]!])) };
-    const id = runId(`table8-${row}`, rowConfig(recipe, row), ids);
-    const run = Run.open(runsRoot, id, { name: `table8-${row}`, config: rowConfig(recipe, row), inputs: ids, features: spec });
-    try {
-      if (run.done && fs.existsSync(path.join(run.dir, RESULT_FILE))) {
-        say(`table8 ${row}: run ${id} is finished; reusing it`);
-        const stored = readJsonFile(path.join(run.dir, RESULT_FILE)) as StoredRow;
-        rows.push({ pretraining: row, run: id, ...stored, trained: false });
-        continue;
-      }
-      if (!prepared) {
-        say(`features of the pools and the retrieval set (cached after the first time)`);
-        const keys = new Set([...inputs.train, ...inputs.test].map((i) => i.key));
-        for (const s of recipe.rows.flatMap(table8Sources)) for (const p of poolPairs[s]!) keys.add(p.key);
-        await visual.prepare([...keys]);
-        prepared = true;
-      }
-      run.update({ status: 'running' });
-      run.truncateLog(-1);
-      const pretrainExamples = sources.flatMap((s) => poolPairs[s]!);
-      const vocab = table8Vocabulary(
-        pretrainExamples.map((e) => e.caption),
-        finetuneCaptions,
-        recipe.minCount,
-      );
-      fs.writeFileSync(path.join(run.dir, 'vocab.json'), JSON.stringify(vocab.toJson()));
-      const model = table8Model(recipe, vocab, visual);
-      // one log over both stages: fine-tuning steps continue the pre-training count; `split` names the stage
-      const offset = sources.length > 0 ? recipe.pretrain.steps : 0;
-      const onLog = (line: StageLog) => {
-        run.log({ step: line.step + (line.stage === 'finetune' ? offset : 0), loss: { vlm: line.loss, total: line.loss }, split: line.stage });
-        options.progress?.(`table8 ${row} ${line.stage}`, line.step, line.stage === 'pretrain' ? recipe.pretrain.steps : recipe.finetune.steps);
+    const pretrain =
+      sources.length > 0
+        ? await trainRun(
+            table8TrainConfig(
+              recipe,
+              'pretrain',
+              row,
+              sources.map((s) => ({ kind: 'tsv', path: inputs.pools[s] })),
+            ),
+            row,
+            'pre-training',
+          )
+        : undefined;
+    const finetune = await trainRun(
+      table8TrainConfig(recipe, 'finetune', row, [inputs.finetune], pretrain ? { fromRun: pretrain.dir, vocab: 'keep' } : undefined),
+      row,
+      'fine-tuning',
+    );
+    const trained = finetune.stepsRun > 0 || (pretrain?.stepsRun ?? 0) > 0;
+    const resultFile = path.join(finetune.dir, RESULT_FILE);
+    const wantZeroShot = recipe.zeroShot && pretrain !== undefined;
+    let stored = fs.existsSync(resultFile) ? (readJsonFile(resultFile) as StoredRecalls) : undefined;
+    if (trained || !stored || stored.test !== test || (wantZeroShot && !stored.zeroShot)) {
+      say(`table8 ${row}: scoring on ${inputs.test.length} test images`);
+      const finetuned = await scoreMatchingRun(finetune.dir, visual, inputs.test, recipe.maxCaptionLen);
+      const zeroShot = pretrain && wantZeroShot ? await scoreMatchingRun(pretrain.dir, visual, inputs.test, recipe.maxCaptionLen) : undefined;
+      const pretrainTemperature = pretrain ? (zeroShot?.temperature ?? (await learnedTemperature(pretrain.dir))) : undefined;
+      stored = {
+        test,
+        finetuned: finetuned.recalls,
+        ...(zeroShot ? { zeroShot: zeroShot.recalls } : {}),
+        temperature: { ...(pretrainTemperature !== undefined ? { pretrain: pretrainTemperature } : {}), finetune: finetuned.temperature },
       };
-      let pretrainLoss: number | undefined;
-      let zeroShot: Recalls | undefined;
-      const stageOptions = { seed: recipe.seed, maxCaptionLen: recipe.maxCaptionLen, onLog };
-      if (sources.length > 0) {
-        say(`table8 ${row}: pre-training the matching model on ${pretrainExamples.length} pairs for ${recipe.pretrain.steps} steps`);
-        const logs = trainMatchingStage(model, visual, vocab, groupPairs(pretrainExamples), recipe.pretrain, { ...stageOptions, name: 'pretrain' });
-        pretrainLoss = logs.at(-1)?.loss;
-        if (recipe.zeroShot) zeroShot = retrievalScores(model, visual, vocab, inputs.test, recipe.maxCaptionLen);
-      }
-      say(`table8 ${row}: fine-tuning on ${trainPairs.keys.length} images for ${recipe.finetune.steps} steps`);
-      const logs = trainMatchingStage(model, visual, vocab, trainPairs, recipe.finetune, { ...stageOptions, name: 'finetune' });
-      const finetuned = retrievalScores(model, visual, vocab, inputs.test, recipe.maxCaptionLen);
-      model.dispose();
-      const stored: StoredRow = {
-        finetuned,
-        ...(zeroShot ? { zeroShot } : {}),
-        finalLoss: { ...(pretrainLoss !== undefined ? { pretrain: pretrainLoss } : {}), finetune: logs.at(-1)!.loss },
-        pretrainPairs: pretrainExamples.length,
-      };
-      fs.writeFileSync(path.join(run.dir, RESULT_FILE), JSON.stringify(stored, null, 1) + '\n');
-      run.update({ status: 'done' });
-      rows.push({ pretraining: row, run: id, ...stored, trained: true });
-    } finally {
-      run.release();
+      writeJsonAtomic(resultFile, stored, { readable: true });
     }
+    rows.push({
+      pretraining: row,
+      run: finetune.id,
+      ...(pretrain ? { pretrainRun: pretrain.id } : {}),
+      finetuned: stored.finetuned,
+      ...(wantZeroShot && stored.zeroShot ? { zeroShot: stored.zeroShot } : {}),
+      finalLoss: { ...(pretrain ? { pretrain: lastLoss(pretrain.dir) } : {}), finetune: lastLoss(finetune.dir) },
+      temperature: stored.temperature,
+      pretrainPairs: sources.reduce((n, s) => n + poolPairs[s]!, 0),
+      trained,
+    });
   }
   return {
     seed: recipe.seed,
     rows,
     sizes: {
       trainImages: inputs.train.length,
-      trainCaptions: finetuneCaptions.length,
+      trainCaptions: finetuneCaptions,
       testImages: inputs.test.length,
       testCaptions: inputs.test.reduce((n, i) => n + i.references.length, 0),
-      pools: Object.fromEntries(Object.entries(poolPairs).map(([s, p]) => [s, p.length])),
+      pools: poolPairs,
     },
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/** A matching run's learned temperature (when its zero-shot recalls are not scored). */
+async function learnedTemperature(runDir: string): Promise<number> {
+  const { model } = await loadRunMatchingModel(runDir);
+  try {
+    return model.temperature();
+  } finally {
+    model.dispose();
+  }
 }
 
 // ------------------------------------------------------------------ report
