@@ -14,10 +14,9 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 
-import { describeDecoder, evaluateRun } from '../src/decode';
+import { DECODE_PRESETS, describeDecoder, evaluateRun } from '../src/decode';
 import {
   CAPTIONER_CLAIMS,
-  CC3M_CAPTIONER_RECIPES,
   captionerClaims,
   captionerFeatureSpec,
   captionerJudgeRows,
@@ -39,6 +38,7 @@ import {
   type TestScores,
 } from '../src/experiments/cc3m/tables4-7';
 import { splitOf } from '../src/experiments/cc3m-dataset';
+import { RECIPES } from '../src/experiments/recipe';
 import { DEFAULT_LSTM, LstmCaptioner } from '../src/models/lstm';
 import { initBackend } from '../src/tf/backend';
 
@@ -48,7 +48,7 @@ before(async () => {
   await initBackend({ order: ['cpu'], logger: () => undefined });
 });
 
-const recipe = CC3M_CAPTIONER_RECIPES.tiny;
+const recipe = RECIPES.tiny;
 const inputs: CaptionerInputs = {
   cocoTrain: '/data/coco/captions_train.json',
   conceptualTrain: '/data/cc3m/conceptual-train.tsv',
@@ -84,13 +84,13 @@ test("the recipe is CC3M's training: Adagrad 0.01, batch 25, 15 tokens, min coun
     assert.equal(c.model.overrides?.tieEmbeddings, true);
     assert.equal(c.model.kind, v.model === 'RNN' ? 'lstm' : 'transformer');
     assert.deepEqual(c.objectives, { ic: 1 });
-    assert.equal(c.steps, recipe.steps);
+    assert.equal(c.steps, recipe.captioners.steps);
     // the training data decides the source; nothing else differs between the two trainings of one model
     assert.deepEqual(c.data.train, v.training === 'coco' ? [{ kind: 'coco', path: inputs.cocoTrain }] : [{ kind: 'tsv', path: inputs.conceptualTrain }]);
     assert.equal(captionerFeatureSpec(recipe, v.features).mode, v.features === '1x1' ? 'global' : 'grid');
     assert.equal(captionerFeatureSpec(recipe, v.features).tags, false);
   }
-  assert.equal(describeDecoder(recipe.decode), 'beam4 α0.6 max15 heuristic-stop');
+  assert.equal(describeDecoder(recipe.captioners.decode), 'beam4 α0.6 max15 heuristic-stop');
   // run names differ per variant, so no two runs share an id
   assert.equal(new Set(captionerVariants().map((v) => captionerTrainConfig(recipe, v, inputs).name)).size, 8);
 });
@@ -229,24 +229,25 @@ test('isGoodVerdict: a present object named (by name or kind) and no absent one'
 
 test("storedTest: a run's stored test split read back with every metric and the judge's GOOD share", () => {
   const runDir = path.join(tmp, 'run-a');
-  const decoder = describeDecoder(recipe.decode);
+  const decode = recipe.captioners.decode;
+  const decoder = describeDecoder(decode);
   const cases = [
     { imageId: '0', references: ['a dog on the grass', 'a brown dog lying on grass'], candidate: 'a dog on the grass', objects: ['dog'] },
     { imageId: '1', references: ['a cat on a sofa', 'a cat sleeping'], candidate: 'a dog on a sofa', objects: ['cat'] },
     { imageId: '2', references: ['a red car', 'a car on a street'], candidate: 'a car on a street', objects: ['car'] },
   ];
-  assert.equal(storedTest(runDir, 'flickr', decoder), undefined, 'nothing stored yet');
+  assert.equal(storedTest(runDir, 'flickr', decode), undefined, 'nothing stored yet');
   evaluateRun(cases, { runDir, split: 'cc3m-flickr-test', decoder, metrics: ['rouge', 'cider'] });
-  assert.equal(storedTest(runDir, 'flickr', decoder), undefined, 'stored without METEOR and SPICE: scored again');
+  assert.equal(storedTest(runDir, 'flickr', decode), undefined, 'stored without METEOR and SPICE: scored again');
   evaluateRun(cases, { runDir, split: 'cc3m-flickr-test', decoder, metrics: ['rouge', 'cider', 'meteor', 'spice'] });
-  const stored = storedTest(runDir, 'flickr', decoder)!;
+  const stored = storedTest(runDir, 'flickr', decode)!;
   assert.ok(stored, 'read back');
   assert.equal(stored.images, 3);
   for (const m of ['CIDEr', 'ROUGE_L', 'METEOR', 'SPICE'] as const) assert.ok(stored.metrics[m] > 0 && Number.isFinite(stored.metrics[m]), m);
   // the second caption names a dog on a cat's image: 2 of 3 GOOD, 1 of 3 hallucinating
   assert.ok(Math.abs(stored.judged!.good - 2 / 3) < 1e-12);
   assert.ok(Math.abs(stored.judged!.chairS - 1 / 3) < 1e-12);
-  assert.equal(storedTest(runDir, 'flickr', 'greedy max15'), undefined, 'another decoder: decoded again');
+  assert.equal(storedTest(runDir, 'flickr', { ...DECODE_PRESETS.greedy, maxLen: 15 }), undefined, 'another decoder: decoded again');
 });
 
 test('lstm: trains on a one-step visual sequence (the 1×1 setting): finite gradients for every variable', () => {

@@ -4,7 +4,6 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import {
-  NARRATIVES_PLANS,
   PAPER_NARRATIVES_MAX_LEN,
   narrativeTokenCap,
   narrativesClaims,
@@ -74,34 +73,34 @@ const inputs: Inputs & { pools: { narratives: string } } = {
 
 test("Table 10: none / CC3M / CC12M are Table 3's variants with Table 3's recipe (same run configs); only the narratives row differs", () => {
   const recipe = RECIPES.tiny;
-  const plan = NARRATIVES_PLANS.tiny;
+  const plan = recipe.narratives;
   const t3 = table3Variants(recipe);
   for (const v of table10Variants().filter((x) => x.label !== 'narratives')) {
     const same = t3.find((x) => x.label === v.label)!;
-    const r = table10Recipe(recipe, v, plan);
+    const r = table10Recipe(recipe, v);
     assert.deepEqual(pretrainConfig(r, v, inputs), pretrainConfig(recipe, same, inputs), v.label);
     assert.deepEqual(finetuneConfig(r, v, inputs, 'runs/p'), finetuneConfig(recipe, same, inputs, 'runs/p'), v.label);
   }
   const narratives = table10Variants().find((x) => x.label === 'narratives')!;
-  const pre = pretrainConfig(table10Recipe(recipe, narratives, plan), narratives, inputs)!;
+  const pre = pretrainConfig(table10Recipe(recipe, narratives), narratives, inputs)!;
   assert.deepEqual(pre.data.train, [{ kind: 'tsv', path: '/p/narratives.tsv' }]);
   assert.equal(pre.steps, plan.pretrainSteps);
   assert.equal(pre.data.maxCaptionLen, recipe.maxCaptionLen, 'pre-training captions as Table 3 cuts them');
-  const fine = finetuneConfig(table10Recipe(recipe, narratives, plan), narratives, inputs, 'runs/p');
+  const fine = finetuneConfig(table10Recipe(recipe, narratives), narratives, inputs, 'runs/p');
   const { name: _a, init: _b, ...rest } = fine;
   const { name: _c, init: _d, ...table3Rest } = finetuneConfig(recipe, t3[1]!, inputs, 'runs/p');
   assert.deepEqual(rest, table3Rest, "fine-tuning on COCO is Table 3's");
 });
 
-test('Table 6: long captions capped by the Transformer positions, the plan stage, no selection nor validation, init from a pre-training run', () => {
+test("Table 6: long captions capped by the Transformer positions, the recipe's narratives stage, no selection nor validation, init from a pre-training run", () => {
   const recipe = RECIPES.tiny;
-  const plan = NARRATIVES_PLANS.tiny;
+  const plan = recipe.narratives;
   const files = { source: '/s.json', pool: '/p.tsv', train: '/tr.json', test: '/te.json', imageRoot: '/', counts: { images: 5, train: 4, test: 1 } };
   assert.equal(narrativeTokenCap(recipe), 62, '64 positions: BOS and one of margin');
   assert.equal(narrativeTokenCap({ ...recipe, model: { kind: 'transformer', size: 'tiny', overrides: { maxPositions: 400 } } }), PAPER_NARRATIVES_MAX_LEN);
   assert.equal(narrativeTokenCap({ ...recipe, model: { kind: 'lstm', size: 'tiny' } }), PAPER_NARRATIVES_MAX_LEN);
   assert.deepEqual(narrativesDecode(recipe), { method: 'beam', beamSize: 5, alpha: 0.6, maxLen: 62, earlyStopping: 'heuristic' });
-  const scratch = table6Config(recipe, plan, 'none', files);
+  const scratch = table6Config(recipe, 'none', files);
   assert.equal(scratch.data.maxCaptionLen, 62);
   assert.deepEqual(scratch.data.train, [{ kind: 'coco', path: '/tr.json', imageRoot: '/' }]);
   assert.equal(scratch.steps, plan.captioning.steps);
@@ -110,18 +109,18 @@ test('Table 6: long captions capped by the Transformer positions, the plan stage
   assert.equal(scratch.val, undefined, 'nothing is validated on the test part');
   assert.equal(scratch.keepCheckpoints, undefined, 'no checkpoint selection');
   assert.equal(scratch.init, undefined);
-  const fromCc12m = table6Config(recipe, plan, 'cc12m', files, 'runs/pretrain-cc12m-x');
+  const fromCc12m = table6Config(recipe, 'cc12m', files, 'runs/pretrain-cc12m-x');
   assert.deepEqual(fromCc12m.init, { fromRun: 'runs/pretrain-cc12m-x', vocab: 'keep' });
   assert.notEqual(fromCc12m.name, scratch.name);
-  assert.throws(() => table6Config(recipe, plan, 'cc3m', files), /pre-training run expected/);
-  assert.throws(() => table6Config(recipe, plan, 'none', files, 'runs/x'), /no pre-training run expected/);
+  assert.throws(() => table6Config(recipe, 'cc3m', files), /pre-training run expected/);
+  assert.throws(() => table6Config(recipe, 'none', files, 'runs/x'), /no pre-training run expected/);
 });
 
 const scores = (overall: number) => ({ in: overall + 10, near: overall, out: overall - 10, overall });
 const row = (label: string, overall: number): ResultRow => ({ label, finetuned: scores(overall), finetuneRun: `finetune-${label}` });
 const result = (seed: number, t10: Record<string, number>, t6: Record<string, number>): NarrativesResult => ({
   seed,
-  plan: NARRATIVES_PLANS.tiny,
+  plan: RECIPES.tiny.narratives,
   table10: Object.entries(t10).map(([l, v]) => row(l, v)),
   table6: Object.entries(t6).map(([init, c]) => ({
     init: init as 'none',
@@ -154,7 +153,7 @@ test("Table 10 and 6 rows: the paper's Table 10 numbers (none from Table 3), n/a
   const narratives = t10[3]!;
   assert.equal(narratives.overall, '31.0 ± 1.4');
   assert.equal(narratives['paper overall'], '63.9');
-  assert.equal(narratives['pre-training steps'], String(NARRATIVES_PLANS.tiny.pretrainSteps));
+  assert.equal(narratives['pre-training steps'], String(RECIPES.tiny.narratives.pretrainSteps));
   assert.equal(narratives['pre-training pairs'], '200');
   const t6 = table6Rows(perSeed);
   assert.equal(t6[2]!.CIDEr, '29.0 ± 1.4');

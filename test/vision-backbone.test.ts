@@ -4,7 +4,17 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import { conv3x3, pretrainWorldCnn, worldCnn, worldCnnId, labelSpace, coveredCells, DEFAULT_PRETRAIN, type PretrainOptions } from '../src/vision/world-cnn';
+import {
+  conv3x3,
+  pretrainLearningRate,
+  pretrainWorldCnn,
+  worldCnn,
+  worldCnnId,
+  labelSpace,
+  coveredCells,
+  DEFAULT_PRETRAIN,
+  type PretrainOptions,
+} from '../src/vision/world-cnn';
 import { MobilenetBackbone } from '../src/vision/mobilenet';
 import { computeFeatures } from '../src/vision/features';
 import { buildConcepts } from '../src/world/concepts';
@@ -53,6 +63,19 @@ test('world-cnn pre-training reduces its loss, is deterministic, and is cached b
   assert.notEqual(worldCnnId(TINY, { ...RECIPE, steps: 5 }, 'cpu'), first.id);
   assert.notEqual(worldCnnId(TINY, RECIPE, 'wasm'), worldCnnId(TINY, RECIPE, 'cpu'));
   for (const model of [a, b, first, second]) model.dispose();
+});
+
+test('pre-training schedule: linear warm-up over 5% of the steps, then cosine decay to a tenth', () => {
+  const options = { steps: 120, learningRate: 2e-3 };
+  // warm-up of 6 steps: 1/6, 2/6, … of the peak, the peak at the first step after it
+  assert.equal(pretrainLearningRate(options, 0), 2e-3 / 6);
+  assert.ok(Math.abs(pretrainLearningRate(options, 5) - 2e-3) < 1e-15);
+  assert.equal(pretrainLearningRate(options, 6), 2e-3);
+  const rates = Array.from({ length: 120 }, (_, step) => pretrainLearningRate(options, step));
+  for (let step = 7; step < 120; step++) assert.ok(rates[step]! < rates[step - 1]!, `step ${step}`);
+  assert.ok(rates[119]! > 2e-4 && rates[119]! < 2.01e-4, `last ${rates[119]}`);
+  // half-way through the decay: the mean of the peak and the floor
+  assert.ok(Math.abs(pretrainLearningRate(options, 6 + 57) - 1.1e-3) < 1e-12);
 });
 
 test('pre-training labels: concepts then their hypernyms; covered cells of a box', () => {

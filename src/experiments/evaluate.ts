@@ -2,7 +2,7 @@
  * Caption a split with a trained run and score it: decode (greedy or beam), write
  * `runs/<id>/predictions/<split>.json` + `scores/<split>.json` (nocaps breakdown when the images
  * have domains, object recall / CHAIR when they carry the world's ground-truth objects) and
- * thumbnails for the sidebar.
+ * thumbnails for the sidebar. And choose a run's checkpoint on val (`selectCheckpoint`).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -12,6 +12,7 @@ import { PREDICTIONS_DIR, readPredictions, SCORES_DIR } from '../runs/layout';
 import { writeThumbnails } from '../runs/thumbs';
 import type { ImageSource } from '../data/images';
 import type { EvalImage } from '../train/data';
+import { listCheckpoints } from '../train/checkpoint';
 import { loadRunModel } from '../train/load';
 import type { VisualProvider } from '../train/visual';
 
@@ -58,6 +59,43 @@ export async function captionSplitOnce(
   options.say?.(`captioning ${options.split} (${images.length} images) with ${options.label}`);
   await captionSplit(runDir, images, typeof visual === 'function' ? await visual() : visual, options);
   return true;
+}
+
+/** One kept checkpoint of a run (its step and folder), as a candidate of `selectCheckpoint`. */
+export interface CheckpointCandidate {
+  step: number;
+  dir: string;
+  /** The split its val captions and scores are stored under (`<val split>.<checkpoint folder>`). */
+  split: string;
+}
+
+/** The checkpoint chosen on val: every candidate's score, and the chosen step and folder. */
+export interface CheckpointSelection<S> {
+  candidates: { step: number; score: S }[];
+  step: number;
+  dir: string;
+}
+
+/**
+ * Scores every kept checkpoint of a run on val (`scoreAt` captions `valSplit` with it, stored under the
+ * candidate's split) and chooses the best by `value` (ties go to the earlier checkpoint); the caller then reports
+ * val and test at the chosen one.
+ */
+export async function selectCheckpoint<S>(
+  runDir: string,
+  valSplit: string,
+  scoreAt: (candidate: CheckpointCandidate) => Promise<S>,
+  value: (score: S) => number,
+): Promise<CheckpointSelection<S>> {
+  const candidates: CheckpointSelection<S>['candidates'] = [];
+  let best: { step: number; dir: string; value: number } | undefined;
+  for (const { step, dir } of listCheckpoints(runDir)) {
+    const score = await scoreAt({ step, dir, split: `${valSplit}.${path.basename(dir)}` });
+    candidates.push({ step, score });
+    if (!best || value(score) > best.value) best = { step, dir, value: value(score) };
+  }
+  if (!best) throw new Error(`${runDir}: no checkpoints to choose from`);
+  return { candidates, step: best.step, dir: best.dir };
 }
 
 /** Decodes a caption for each image (no scores, nothing written): what one shard of a split does. */

@@ -5,6 +5,7 @@
  * variants over one recipe; `trainConfigFor` turns a recipe's stage into the TrainConfig a run
  * hashes, so the same recipe always gives the same run ids.
  */
+import { DEFAULT_SPLIT_FRACTIONS, type SplitFractions } from '../data/url-split';
 import { DecodeSettings, DECODE_PRESETS } from '../decode';
 import type { MatchingSize } from '../models/matching';
 import type { VisualMode } from '../models/visual-input';
@@ -13,7 +14,6 @@ import type { AdagradConfig, ScheduleConfig } from '../train/optimizers';
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import type { WorldPresetName } from '../world/splits';
 import type { FeatureSpec } from './visual';
-import { DEFAULT_SPLIT_FRACTIONS, type SplitFractions } from './cc3m-dataset';
 
 export const TABLE3_SOURCES = ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'] as const;
 export type PretrainSource = (typeof TABLE3_SOURCES)[number];

@@ -20,7 +20,6 @@ import { JUDGE_VERSION } from '../metrics/grounding';
 import { filterPool } from '../filters/run';
 import { LogLine, ScoresFile, readScores } from '../runs/layout';
 import { EvalImage, readEvalImages, readExamples } from '../train/data';
-import { listCheckpoints } from '../train/checkpoint';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { startWorker, WorkerPort } from '../util/workers';
@@ -28,7 +27,8 @@ import { buildWorld } from '../data/build-world';
 import { worldCatalog } from '../world/catalog';
 import { WORLD_GENERATION } from '../world/world';
 import { readJsonFile } from '../util/json';
-import { captionSplit, splitCaptioned } from './evaluate';
+import { captionSplit, selectCheckpoint, splitCaptioned } from './evaluate';
+import { runJobs } from './jobs';
 import { Inputs, Recipe, trainConfigFor, type WorldSpec } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
 
@@ -261,17 +261,14 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
   let chosen: string | undefined;
   let selection: ResultRow['selection'];
   if (recipe.finetune.select) {
-    const candidates: CheckpointChoice[] = [];
-    let best: { step: number; dir: string; overall: number } | undefined;
-    for (const { step, dir } of listCheckpoints(fine.dir)) {
-      const val = await evaluate(fine.dir, `${finetune.name} step ${step}`, splits['nocaps-val']!, `nocaps-val.${path.basename(dir)}`, dir);
-      candidates.push({ step, val: val.cider });
-      // ties go to the earlier checkpoint
-      if (!best || val.cider.overall > best.overall) best = { step, dir, overall: val.cider.overall };
-    }
-    if (!best) throw new Error(`${fine.dir}: no checkpoints to choose from`);
-    chosen = best.dir;
-    selection = { candidates, step: best.step };
+    const choice = await selectCheckpoint(
+      fine.dir,
+      'nocaps-val',
+      ({ step, dir, split }) => evaluate(fine.dir, `${finetune.name} step ${step}`, splits['nocaps-val']!, split, dir),
+      (val) => val.cider.overall,
+    );
+    chosen = choice.dir;
+    selection = { candidates: choice.candidates.map(({ step, score }) => ({ step, val: score.cider })), step: choice.step };
   }
   const finetuned = await evaluate(fine.dir, finetune.name!, splits['nocaps-val']!, 'nocaps-val', chosen);
   const finetunedTest = splits['nocaps-test'] ? await evaluate(fine.dir, finetune.name!, splits['nocaps-test'], 'nocaps-test', chosen) : undefined;
@@ -324,13 +321,11 @@ export async function runVariants(recipe: Recipe, variants: readonly Variant[], 
   (options.say ?? (() => {}))(`visual features (${features.backbone}, ${features.mode}) for ${keys.length} images`);
   await visual.prepare(keys);
   const concurrency = options.concurrency ?? 2;
-  const results =
-    concurrency > 1
-      ? await runVariantsInWorkers(recipe, variants, inputs, features, options, concurrency)
-      : await variants.reduce<Promise<ResultRow[]>>(
-          async (acc, v) => [...(await acc), await runVariant(recipe, v, inputs, visual, { ...options, features })],
-          Promise.resolve([]),
-        );
+  const results = await runJobs(variants, concurrency, (variant) => {
+    if (concurrency <= 1) return runVariant(recipe, variant, inputs, visual, { ...options, features });
+    const job: VariantJob = { recipe, variant, inputs, features, runsRoot: options.runsRoot, force: options.force };
+    return runJobInWorker<ResultRow>(__filename, 'runVariantJob', job, options, variant.label);
+  });
   return { inputs, results };
 }
 
@@ -416,26 +411,4 @@ export async function runVariantJob(job: VariantJob, port: WorkerPort): Promise<
     concurrency: 1,
     ...reportToParent(port),
   });
-}
-
-/** Runs the variants, `concurrency` at a time, each in a worker thread. */
-async function runVariantsInWorkers(
-  recipe: Recipe,
-  variants: readonly Variant[],
-  inputs: Inputs,
-  features: FeatureSpec,
-  options: ExperimentOptions,
-  concurrency: number,
-): Promise<ResultRow[]> {
-  const results: ResultRow[] = new Array(variants.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < variants.length) {
-      const i = next++;
-      const job: VariantJob = { recipe, variant: variants[i]!, inputs, features, runsRoot: options.runsRoot, force: options.force };
-      results[i] = await runJobInWorker<ResultRow>(__filename, 'runVariantJob', job, options, variants[i]!.label);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, variants.length)) }, lane));
-  return results;
 }

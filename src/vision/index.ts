@@ -40,7 +40,7 @@ export interface LoadBackboneOptions {
 export async function loadBackbone(name: BackboneName, options: LoadBackboneOptions = {}): Promise<Backbone> {
   switch (name) {
     case 'world-cnn':
-      return (await import('./world-cnn')).worldCnn(options.worldCnn);
+      return (await import('./world-cnn/index')).worldCnn(options.worldCnn);
     case 'mobilenet':
       return (await import('./mobilenet')).MobilenetBackbone.load(options.mobilenet);
     default:

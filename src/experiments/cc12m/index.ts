@@ -11,12 +11,15 @@ import * as table12Module from './table12';
 import * as table3Module from './table3';
 import * as table4Module from './table4';
 import * as table5Module from './table5';
+import * as table7Module from './table7';
+import * as tables6and10Module from './tables6-10';
+import * as table8Module from './table8';
 
 /** The forest plot of a table's claims over seeds. */
 const forestOf =
-  <R>(claimList: (perSeed: readonly R[]) => Claim[], title: string) =>
+  <R>(claimList: (perSeed: readonly R[]) => Claim[], title: string, unit = 'CIDEr ×100') =>
   (perSeed: readonly R[]) =>
-    claimsFigure(claimList(perSeed), { title: `${title}: per-seed differences (the claim’s way to the right of 0)`, unit: 'CIDEr ×100' });
+    claimsFigure(claimList(perSeed), { title: `${title}: per-seed differences (the claim’s way to the right of 0)`, unit });
 
 export const table3 = {
   ...table3Module,
@@ -77,3 +80,36 @@ export const fig6 = {
   claimList: fig6Module.fig6ClaimList,
   forest: forestOf(fig6Module.fig6ClaimList, "Fig. 6's claims"),
 };
+
+export const table8 = {
+  ...table8Module,
+  run: table8Module.runTable8,
+  rows: table8Module.table8Rows,
+  claims: table8Module.table8Claims,
+  claimList: table8Module.table8ClaimList,
+  forest: forestOf(table8Module.table8ClaimList, "Table 8's claims", 'Recall@K ×100'),
+  figure: table8Module.table8Figure,
+};
+
+/** Table 7, the CC3M benchmark: its own pre-training runs on pools without CC3M's held-out images. */
+export const table7 = {
+  ...table7Module,
+  run: table7Module.runTable7,
+  rows: table7Module.table7Rows,
+  claims: table7Module.table7Claims,
+  claimList: table7Module.table7ClaimList,
+  forest: forestOf(table7Module.table7ClaimList, "Table 7's claims"),
+  figure: table7Module.table7Figure,
+};
+
+/** Tables 6 and 10 come from one run over the narratives (`run`); `rows` is Table 10's, `table6Rows` Table 6's. */
+const narratives = {
+  ...tables6and10Module,
+  run: tables6and10Module.runNarratives,
+  claims: tables6and10Module.narrativesClaims,
+  claimList: tables6and10Module.narrativesClaimList,
+  forest: forestOf(tables6and10Module.narrativesClaimList, "Tables 6 and 10's claims"),
+  figure: tables6and10Module.table10Figure,
+};
+export const table10 = { ...narratives, rows: tables6and10Module.table10Rows };
+export const table6 = { ...narratives, rows: tables6and10Module.table6Rows };

@@ -21,14 +21,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { readScores } from '../../runs/layout';
-import { listCheckpoints } from '../../train/checkpoint';
 import { readExamples, type EvalImage } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
 import { cocoTestScores, type Table5Metric } from './table5';
 import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
-import { captionSplitOnce } from '../evaluate';
+import { captionSplitOnce, selectCheckpoint } from '../evaluate';
+import { runJobs } from '../jobs';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
@@ -233,30 +233,29 @@ export async function runTable7Row(
       progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
     });
   };
-  const candidates: Table7Row['candidates'] = [];
-  let best: { step: number; dir: string; cider: number } | undefined;
-  for (const { step, dir } of listCheckpoints(fine.dir)) {
-    const split = `${CC3M_DEV_SPLIT}.${path.basename(dir)}`;
-    await caption(splits.dev, split, dir, false);
-    const cider = 100 * (readScores(fine.dir, split)?.corpus.CIDEr ?? NaN);
-    candidates.push({ step, cider });
-    if (!best || cider > best.cider) best = { step, dir, cider };
-  }
-  if (!best) throw new Error(`${fine.dir}: no checkpoints to choose from`);
-  await caption(splits.dev, CC3M_DEV_SPLIT, best.dir, true);
-  await caption(splits.test, CC3M_TEST_SPLIT, best.dir, true);
+  const choice = await selectCheckpoint(
+    fine.dir,
+    CC3M_DEV_SPLIT,
+    async ({ dir, split }) => {
+      await caption(splits.dev, split, dir, false);
+      return 100 * (readScores(fine.dir, split)?.corpus.CIDEr ?? NaN);
+    },
+    (cider) => cider,
+  );
+  await caption(splits.dev, CC3M_DEV_SPLIT, choice.dir, true);
+  await caption(splits.test, CC3M_TEST_SPLIT, choice.dir, true);
   return {
     pretraining: label,
     ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
     run: fine.id,
-    candidates,
-    step: best.step,
+    candidates: choice.candidates.map(({ step, score }) => ({ step, cider: score })),
+    step: choice.step,
     dev: splitScores(fine.dir, CC3M_DEV_SPLIT),
     test: splitScores(fine.dir, CC3M_TEST_SPLIT),
   };
 }
 
-interface Table7Job {
+export interface Table7Job {
   recipe: Recipe;
   label: PretrainSource;
   inputs: Inputs;
@@ -288,13 +287,11 @@ export interface Table7Options extends ExperimentOptions {
 export async function runTable7(recipe: Recipe, options: Table7Options = {}): Promise<Table7Result> {
   const started = Date.now();
   const inputs = await prepareWorldInputs(recipe, options);
-  const cacheDir = options.cacheDir ?? '.cckit-cache';
-  const worldRoot = path.join(cacheDir, `world-${recipe.preset}-seed${recipe.seed}`);
-  const outDir = recipe.data ? path.join(cacheDir, 'real-cc3m-benchmark') : path.join(worldRoot, 'cc3m-benchmark');
+  const outDir = inputs.worldRoot ? path.join(inputs.worldRoot, 'cc3m-benchmark') : path.join(options.cacheDir ?? '.cckit-cache', 'real-cc3m-benchmark');
   const files = await table7Files(inputs, outDir, {
     fractions: options.fractions,
     real: options.real,
-    truthFile: recipe.data ? undefined : path.join(worldRoot, 'web', 'truth.jsonl'),
+    truthFile: inputs.worldRoot ? path.join(inputs.worldRoot, 'web', 'truth.jsonl') : undefined,
   });
   const features = featuresOf(recipe, options);
   const visual = await visualFromSpec(features, { progress: options.progress });
@@ -306,24 +303,16 @@ export async function runTable7(recipe: Recipe, options: Table7Options = {}): Pr
   // the longest rows first (both pools, then one, then none), so that the lanes finish together
   const order = [...labels].sort((a, b) => sourcesOf(b).length - sourcesOf(a).length);
   const jobs: Table7Job[] = order.map((label) => ({ recipe, label, inputs, files, features, runsRoot: options.runsRoot, force: options.force }));
-  const results = new Map<PretrainSource, Table7Row>();
   const concurrency = options.concurrency ?? 2;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
-      const row =
-        concurrency > 1
-          ? await runJobInWorker<Table7Row>(__filename, 'table7Job', job, options, `table 7 ${job.label}`)
-          : await runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, options);
-      results.set(job.label, row);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, jobs.length)) }, lane));
+  const rows = await runJobs(jobs, concurrency, (job) =>
+    concurrency > 1
+      ? runJobInWorker<Table7Row>(__filename, 'table7Job', job, options, `table 7 ${job.label}`)
+      : runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, options),
+  );
   const count = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
   return {
     seed: recipe.seed,
-    rows: labels.map((l) => results.get(l)!),
+    rows: labels.map((l) => rows[order.indexOf(l)]!),
     counts: files.counts,
     pools: { cc3m: count(files.pools.cc3m), cc12m: count(files.pools.cc12m) },
     seconds: (Date.now() - started) / 1000,

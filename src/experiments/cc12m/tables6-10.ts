@@ -8,7 +8,7 @@
  *   same checkpoint). The none / CC3M / CC12M rows are Table 3's own variants with Table 3's recipe, so
  *   their runs are Table 3's runs (same config, same inputs, same ids) and are read back, not trained; only
  *   the narratives row trains. The world's narrative pool is small (200 images at the tiny preset), so the
- *   plan gives its pre-training its own, smaller step count (`NarrativesPlan.pretrainSteps`, stated in the
+ *   recipe gives its pre-training its own, smaller step count (`Recipe.narratives.pretrainSteps`, stated in the
  *   tables); its fine-tuning is Table 3's.
  * - **Table 6** (captioning narratives): the narratives split is cut into a train part and a held-out test
  *   part (every `testEvery`-th image); a captioner is trained on the train part from scratch, or fine-tuned
@@ -36,7 +36,8 @@ import { writeFileIfChanged } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import type { WorkerPort } from '../../util/workers';
 import { captionSplitOnce } from '../evaluate';
-import { trainConfigFor, type Inputs, type Recipe, type StageRecipe } from '../recipe';
+import { runJobs } from '../jobs';
+import { trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type StageRecipe, type Table6Init } from '../recipe';
 import {
   experimentImageKeys,
   featuresOf,
@@ -61,33 +62,8 @@ import { visualFromSpec, type FeatureSpec } from '../visual';
 export const PAPER_NARRATIVES_MAX_LEN = 180;
 /** Table 6's held-out split name in the run layout. */
 export const NARRATIVES_TEST_SPLIT = 'narratives-test';
-/** Table 6's rows: how the narratives captioner starts (Table 3's pre-training runs). */
-export const TABLE6_INITS = ['none', 'cc3m', 'cc12m'] as const;
-export type Table6Init = (typeof TABLE6_INITS)[number];
 /** Table 10's rows: the pre-training pool (Table 3's none / CC3M / CC12M, and the narratives). */
 export const TABLE10_SOURCES = ['none', 'cc3m', 'cc12m', 'narratives'] as const;
-
-/** What the notebook's budget sets; the rest is the Table 3 recipe. */
-export interface NarrativesPlan {
-  /** Pre-training steps of Table 10's narratives row (Table 3's rows keep the recipe's). */
-  pretrainSteps: number;
-  /** Table 6: the stage that trains on the narratives' train part (Adam, linear decay, IC, as every stage). */
-  captioning: Pick<StageRecipe, 'steps' | 'batchSize' | 'lr' | 'warmup'>;
-  /** Every `testEvery`-th narrative image (by position in the file) is held out as Table 6's test part. */
-  testEvery: number;
-  /** Table 6's rows. */
-  inits: Table6Init[];
-}
-
-/**
- * Plans that fit the notebook's budget: at the tiny preset Table 10's narratives row pre-trains for 300
- * steps (48 passes over the 200 narratives; Table 3's pools get 1,500), Table 6 trains 150 steps on 160
- * narratives and captions 40.
- */
-export const NARRATIVES_PLANS: Record<'tiny' | 'small', NarrativesPlan> = {
-  tiny: { pretrainSteps: 300, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
-  small: { pretrainSteps: 1000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
-};
 
 // ------------------------------------------------------------------ the narratives' files
 
@@ -181,10 +157,10 @@ export function table10Variants(): Variant[] {
   ];
 }
 
-/** The recipe of one Table 10 row: Table 3's, with the narratives row's pre-training steps from the plan. */
-export function table10Recipe(recipe: Recipe, variant: Variant, plan: NarrativesPlan): Recipe {
+/** The recipe of one Table 10 row: Table 3's, with the narratives row's pre-training steps (`recipe.narratives.pretrainSteps`). */
+export function table10Recipe(recipe: Recipe, variant: Variant): Recipe {
   if (variant.label !== 'narratives') return recipe;
-  return { ...recipe, pretrain: { ...recipe.pretrain, steps: plan.pretrainSteps } };
+  return { ...recipe, pretrain: { ...recipe.pretrain, steps: recipe.narratives.pretrainSteps } };
 }
 
 // ------------------------------------------------------------------ Table 6: the stage
@@ -205,14 +181,14 @@ export function narrativesDecode(recipe: Recipe): DecodeSettings {
 }
 
 /**
- * The TrainConfig of one Table 6 row: the recipe's fine-tuning stage with the plan's steps, batch and
- * rate, on the narratives' train part, captions up to the token cap, no checkpoint selection (there is no
+ * The TrainConfig of one Table 6 row: the recipe's fine-tuning stage with `recipe.narratives.captioning`'s steps,
+ * batch and rate, on the narratives' train part, captions up to the token cap, no checkpoint selection (there is no
  * narratives val) and no validation; from a Table 3 pre-training run (its vocabulary extended) or from scratch.
  */
-export function table6Config(recipe: Recipe, plan: NarrativesPlan, init: Table6Init, files: NarrativesFiles, pretrainRun?: string): TrainConfig {
+export function table6Config(recipe: Recipe, init: Table6Init, files: NarrativesFiles, pretrainRun?: string): TrainConfig {
   if ((init === 'none') !== (pretrainRun === undefined)) throw new Error(`table 6 row ${init}: ${init === 'none' ? 'no' : 'a'} pre-training run expected`);
   const { select: _select, ...finetune } = recipe.finetune;
-  const stage: StageRecipe = { ...finetune, ...plan.captioning };
+  const stage: StageRecipe = { ...finetune, ...recipe.narratives.captioning };
   const inputs = { pools: { cc3m: '', cc12m: '' }, cocoTrain: files.train, cocoVal: files.test, nocapsVal: files.test };
   const config = trainConfigFor(
     { ...recipe, maxCaptionLen: narrativeTokenCap(recipe) },
@@ -251,7 +227,8 @@ export interface Table6Row {
 
 export interface NarrativesResult {
   seed: number;
-  plan: NarrativesPlan;
+  /** The recipe's narratives section the rows were run with. */
+  plan: NarrativesSection;
   /** Table 10's rows labelled none / cc3m / cc12m / narratives. */
   table10: ResultRow[];
   table6: Table6Row[];
@@ -264,7 +241,6 @@ export interface NarrativesResult {
 /** One Table 6 row: train (or reuse), caption the test part (or read the stored captions), score. */
 export async function runTable6Row(
   recipe: Recipe,
-  plan: NarrativesPlan,
   init: Table6Init,
   inputs: NarrativesInputs,
   files: NarrativesFiles,
@@ -275,7 +251,7 @@ export async function runTable6Row(
   const run = (cfg: TrainConfig) => trainWithReports(cfg, visual, options);
   let pretrainRun: string | undefined;
   if (init !== 'none') pretrainRun = (await run(pretrainConfig(recipe, { label: init, sources: [init] }, inputs)!)).dir;
-  const cfg = table6Config(recipe, plan, init, files, pretrainRun);
+  const cfg = table6Config(recipe, init, files, pretrainRun);
   const fine = await run(cfg);
   const decode = narrativesDecode(recipe);
   const images = readEvalImages({ path: files.test, imageRoot: files.imageRoot });
@@ -306,7 +282,6 @@ type Table10Job = { kind: 'table10'; recipe: Recipe; variant: Variant; inputs: N
 type Table6Job = {
   kind: 'table6';
   recipe: Recipe;
-  plan: NarrativesPlan;
   init: Table6Init;
   inputs: NarrativesInputs;
   files: NarrativesFiles;
@@ -320,7 +295,7 @@ type JobResult = ResultRow | Table6Row;
 /** Worker side of one job: a Table 10 variant (the runner's job) or a Table 6 row. */
 export async function narrativesJob(job: Job, port: WorkerPort): Promise<JobResult> {
   if (job.kind === 'table10') return runVariantJob(job, port);
-  return runTable6Row(job.recipe, job.plan, job.init, job.inputs, job.files, job.features, {
+  return runTable6Row(job.recipe, job.init, job.inputs, job.files, job.features, {
     runsRoot: job.runsRoot,
     force: job.force,
     concurrency: 1,
@@ -330,7 +305,7 @@ export async function narrativesJob(job: Job, port: WorkerPort): Promise<JobResu
 
 /** One job in this thread. */
 async function runJob(job: Job, options: ExperimentOptions): Promise<JobResult> {
-  if (job.kind === 'table6') return runTable6Row(job.recipe, job.plan, job.init, job.inputs, job.files, job.features, options);
+  if (job.kind === 'table6') return runTable6Row(job.recipe, job.init, job.inputs, job.files, job.features, options);
   return runVariant(job.recipe, job.variant, job.inputs, await visualFromSpec(job.features), { ...options, features: job.features });
 }
 
@@ -338,8 +313,9 @@ async function runJob(job: Job, options: ExperimentOptions): Promise<JobResult> 
  * Tables 6 and 10 for one seed: the world (or real files) and Table 3's pools, the narratives' files,
  * features once, then every row `concurrency` at a time (Table 3's finished runs are read back).
  */
-export async function runNarratives(recipe: Recipe, options: ExperimentOptions, plan: NarrativesPlan, narrativesSource?: string): Promise<NarrativesResult> {
+export async function runNarratives(recipe: Recipe, options: ExperimentOptions, narrativesSource?: string): Promise<NarrativesResult> {
   const started = Date.now();
+  const plan = recipe.narratives;
   const base = await prepareWorldInputs(recipe, options);
   const cacheDir = options.cacheDir ?? '.cckit-cache';
   const source = narrativesSource ?? worldNarratives(recipe, cacheDir);
@@ -349,27 +325,19 @@ export async function runNarratives(recipe: Recipe, options: ExperimentOptions, 
   const visual = await visualFromSpec(features, { progress: options.progress });
   await visual.prepare(await experimentImageKeys(inputs));
   const common = { inputs, features, runsRoot: options.runsRoot, force: options.force };
-  const table10 = (variant: Variant): Table10Job => ({ kind: 'table10', recipe: table10Recipe(recipe, variant, plan), variant, ...common });
+  const table10 = (variant: Variant): Table10Job => ({ kind: 'table10', recipe: table10Recipe(recipe, variant), variant, ...common });
   const jobs: Job[] = [
     // the long jobs first, so that the two lanes finish together; Table 3's rows are only read back
     ...table10Variants()
       .filter((v) => v.label === 'narratives')
       .map(table10),
-    ...plan.inits.map((init): Table6Job => ({ kind: 'table6', recipe, plan, init, files, ...common })),
+    ...plan.inits.map((init): Table6Job => ({ kind: 'table6', recipe, init, files, ...common })),
     ...table10Variants()
       .filter((v) => v.label !== 'narratives')
       .map(table10),
   ];
-  const results: JobResult[] = new Array(jobs.length);
   const concurrency = options.concurrency ?? 2;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const i = next++;
-      results[i] = concurrency > 1 ? await inWorker(jobs[i]!, options) : await runJob(jobs[i]!, options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, jobs.length)) }, lane));
+  const results = await runJobs(jobs, concurrency, (job) => (concurrency > 1 ? inWorker(job, options) : runJob(job, options)));
   const rows10 = results.filter((_, i) => jobs[i]!.kind === 'table10') as ResultRow[];
   const rows6 = results.filter((_, i) => jobs[i]!.kind === 'table6') as Table6Row[];
   const lengths = readEvalImages({ path: files.source }).flatMap((i) => i.references.map((r) => captionTokens(r).length));
@@ -511,10 +479,11 @@ export function table10Figure(perSeed: readonly NarrativesResult[]): { data: obj
 /** One line of what was reduced from the paper's setting, for the notebook. */
 export function describePlan(result: NarrativesResult, recipe: Recipe): string {
   const n = result.narratives;
+  const plan = recipe.narratives;
   return (
     `narratives: ${n.images} images (${n.train} train / ${n.test} held out for Table 6); Table 10's narratives row pre-trains ` +
-    `${result.plan.pretrainSteps} steps (Table 3's rows: ${recipe.pretrain.steps}); Table 6 trains ${result.plan.captioning.steps} steps ` +
-    `(batch ${result.plan.captioning.batchSize}); caption length cap ${n.tokenCap} tokens (paper: ${PAPER_NARRATIVES_MAX_LEN}; ` +
+    `${plan.pretrainSteps} steps (Table 3's rows: ${recipe.pretrain.steps}); Table 6 trains ${plan.captioning.steps} steps ` +
+    `(batch ${plan.captioning.batchSize}); caption length cap ${n.tokenCap} tokens (paper: ${PAPER_NARRATIVES_MAX_LEN}; ` +
     `${n.cut} of ${n.images} narratives are longer, up to ${n.longest}, and lose their tail); Table 6 decoder: ${describeDecoder(narrativesDecode(recipe))}`
   );
 }

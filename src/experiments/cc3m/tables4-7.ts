@@ -10,7 +10,7 @@
  *    pool `prepareWorldInputs` filters for every experiment, split by URL hash as notebook 02's Table 3 does).
  *
  * CC3M's training settings: Adagrad at 0.01, batch 25, captions cut to 15 tokens, vocabulary words seen ≥ 4 times,
- * beam 4. Only the number of steps is the recipe's own (the paper trained for millions).
+ * beam 4 (`Recipe.captioners`). Only the number of steps is the recipe's own (the paper trained for millions).
  *
  * Each run is scored on (Table 5) the COCO-like test — the world's coco-val split, never used for a choice here —
  * with CIDEr, ROUGE-L and METEOR; (Table 6) the Conceptual-like test, the pool's held-out test part, one reference
@@ -25,31 +25,23 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { DECODE_PRESETS, describeDecoder, evaluateRun, type DecodeSettings } from '../../decode';
+import { describeDecoder, evaluateRun, type DecodeSettings } from '../../decode';
 import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding';
 import { paperNumbers } from '../../report/paper';
-import { PREDICTIONS_DIR, readPredictions, readScores, SCORES_DIR, type LogLine } from '../../runs/layout';
+import { readPredictions, readScores, type LogLine } from '../../runs/layout';
 import { readEvalImages, readExamples, type EvalImage } from '../../train/data';
-import type { ModelSpec } from '../../train/models';
-import type { AdagradConfig } from '../../train/optimizers';
 import { train, type TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
-import type { BackboneName } from '../../vision';
-import type { WorldPresetName } from '../../world/splits';
-import type { VisualMode } from '../../models/visual-input';
-import { DEFAULT_SPLIT_FRACTIONS, readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
-import { decodeSplit } from '../evaluate';
-import { WORLD_FILTERS } from '../recipe';
+import { CAPTIONER_FEATURES, CAPTIONER_MODELS, type CaptionerFeatures, type CaptionerModel, type Recipe } from '../recipe';
+import { readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
+import { decodeSplit, splitCaptioned } from '../evaluate';
+import { runJobs } from '../jobs';
 import { prepareWorldInputs, reportToParent, runJobInWorker } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { NO_PAPER_NUMBER, verdictOverPairs, type Claim } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
-export const CAPTIONER_MODELS = ['RNN', 'T2T'] as const;
-export type CaptionerModel = (typeof CAPTIONER_MODELS)[number];
-export const CAPTIONER_FEATURES = ['1x1', '8x8'] as const;
-export type CaptionerFeatures = (typeof CAPTIONER_FEATURES)[number];
 export const CAPTIONER_TRAINING = ['coco', 'conceptual'] as const;
 export type CaptionerTraining = (typeof CAPTIONER_TRAINING)[number];
 export const CAPTIONER_TESTS = ['coco', 'conceptual', 'flickr'] as const;
@@ -65,76 +57,6 @@ export type CaptionerTable = keyof typeof CAPTIONER_TABLES;
 
 /** Every metric a test split is scored with (the union of the tables' columns). */
 export const CAPTIONER_METRICS = ['CIDEr', 'ROUGE_L', 'METEOR', 'SPICE'] as const;
-
-/** The grid's recipe, all plain data. */
-export interface Cc3mCaptionerRecipe {
-  /** World preset and seed (the world `prepareWorldInputs` builds and filters, shared with the other notebooks). */
-  preset: WorldPresetName;
-  seed: number;
-  backbone: BackboneName;
-  /** Model per row kind; both tie the output projection to the word embeddings (CC3M §4.1). */
-  models: Record<CaptionerModel, ModelSpec>;
-  /** Feature mode per setting: 1×1 = the global vector, 8×8 = the grid. */
-  features: Record<CaptionerFeatures, VisualMode>;
-  optimizer: AdagradConfig;
-  batchSize: number;
-  /** Training steps of every run (the recipe's one departure from the paper's scale). */
-  steps: number;
-  /** Caption tokens kept in training (CC3M: 15). */
-  maxCaptionLen: number;
-  /** Vocabulary: words seen at least this often in the run's training captions (CC3M: 4). */
-  minCount: number;
-  clipNorm: number;
-  decode: DecodeSettings;
-  /** How the CC3M pool is split by URL hash (notebook 02's split); the test part is the Conceptual-like test. */
-  splits: SplitFractions;
-  /** Runs trained at once, each in its own worker thread (2: one per core here). */
-  concurrency: number;
-}
-
-const cc3mTraining = {
-  optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' } as AdagradConfig,
-  batchSize: 25,
-  maxCaptionLen: 15,
-  minCount: 4,
-  clipNorm: 5,
-  // CC3M's beam of 4; captions decoded up to the 15 tokens the models were trained on
-  decode: { ...DECODE_PRESETS.cc3m, maxLen: 15 } as DecodeSettings,
-  splits: { ...DEFAULT_SPLIT_FRACTIONS },
-  concurrency: 2,
-};
-
-/**
- * Presets. `tiny` runs the 8 runs in a few minutes on 2 cores: 400 steps of batch 25 each (10,000 captions: one pass
- * over the COCO-like split's 10,000, about 23 passes over the Conceptual-like train part's ~430), the tiny model
- * widths (128). `small` is the same grid at a larger world and width, 3,000 steps.
- */
-export const CC3M_CAPTIONER_RECIPES: Record<'tiny' | 'small', Cc3mCaptionerRecipe> = {
-  tiny: {
-    preset: 'tiny',
-    seed: 0,
-    backbone: 'world-cnn',
-    models: {
-      RNN: { kind: 'lstm', size: 'tiny', overrides: { tieEmbeddings: true } },
-      T2T: { kind: 'transformer', size: 'tiny', overrides: { tieEmbeddings: true } },
-    },
-    features: { '1x1': 'global', '8x8': 'grid' },
-    steps: 400,
-    ...cc3mTraining,
-  },
-  small: {
-    preset: 'small',
-    seed: 0,
-    backbone: 'world-cnn',
-    models: {
-      RNN: { kind: 'lstm', size: 'small', overrides: { tieEmbeddings: true } },
-      T2T: { kind: 'transformer', size: 'small', overrides: { tieEmbeddings: true } },
-    },
-    features: { '1x1': 'global', '8x8': 'grid' },
-    steps: 3000,
-    ...cc3mTraining,
-  },
-};
 
 /** One of the 8 runs. `label` is the paper-numbers key ("T2T8x8_conceptual"). */
 export interface CaptionerVariant {
@@ -161,16 +83,6 @@ export interface CaptionerInputs {
   flickrTest: string;
   /** The Conceptual-like test as EvalImage[] (JSON): one reference each, objects from the world's truth. */
   conceptualTest: string;
-  imageRoot?: string;
-}
-
-/** Real files for the `REAL` switch: COCO train/test, a Conceptual TSV split in train and test, a Flickr-format test. */
-export interface CaptionerRealData {
-  cocoTrain: string;
-  cocoTest: string;
-  conceptualTrain: string;
-  conceptualTest: string;
-  flickrTest: string;
   imageRoot?: string;
 }
 
@@ -201,13 +113,13 @@ function writeTsv(file: string, rows: readonly { caption: string; url: string }[
   writeFileIfChanged(file, rows.map((r) => `${r.caption.replace(/[\t\n]/g, ' ')}\t${r.url}`).join('\n') + '\n');
 }
 
-/** The world (built and filtered by `prepareWorldInputs` on first use, shared with the other notebooks) or real files. */
-export async function prepareCaptionerInputs(
-  recipe: Cc3mCaptionerRecipe,
-  options: { cacheDir?: string; real?: CaptionerRealData; say?: (line: string) => void } = {},
-): Promise<CaptionerInputs> {
-  if (options.real) {
-    const r = options.real;
+/**
+ * The world (built and filtered by `prepareWorldInputs` on first use, shared with the other notebooks), or the real
+ * files of `recipe.captioners.data`.
+ */
+export async function prepareCaptionerInputs(recipe: Recipe, options: { cacheDir?: string; say?: (line: string) => void } = {}): Promise<CaptionerInputs> {
+  if (recipe.captioners.data) {
+    const r = recipe.captioners.data;
     const dir = path.join(options.cacheDir ?? '.cckit-cache', 'real-cc3m-captioners');
     const conceptualTest = path.join(dir, 'conceptual-test.json');
     fs.mkdirSync(dir, { recursive: true });
@@ -221,12 +133,13 @@ export async function prepareCaptionerInputs(
       imageRoot: r.imageRoot,
     };
   }
+  // the world's splits, even when `recipe.data` names real files for the CC12M experiments
   const inputs = await prepareWorldInputs(
-    { preset: recipe.preset, seed: recipe.seed, filters: WORLD_FILTERS },
+    { preset: recipe.preset, seed: recipe.seed, filters: recipe.filters },
     { cacheDir: options.cacheDir, say: options.say },
   );
   const root = inputs.worldRoot!;
-  const { train: trainRows, test } = splitPool(await tsvRows(inputs.pools.cc3m), recipe.splits);
+  const { train: trainRows, test } = splitPool(await tsvRows(inputs.pools.cc3m), recipe.captioners.splits);
   const truth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
   const dir = path.join(root, 'cc3m-captioners');
   const conceptualTrain = path.join(dir, 'conceptual-train.tsv');
@@ -237,12 +150,13 @@ export async function prepareCaptionerInputs(
 }
 
 /** The features of one setting, as plain data. */
-export function captionerFeatureSpec(recipe: Cc3mCaptionerRecipe, features: CaptionerFeatures, cacheDir?: string): FeatureSpec {
-  return { backbone: recipe.backbone, mode: recipe.features[features], tags: false, ...(cacheDir ? { cacheDir } : {}) };
+export function captionerFeatureSpec(recipe: Recipe, features: CaptionerFeatures, cacheDir?: string): FeatureSpec {
+  return { backbone: recipe.features.backbone, mode: recipe.captioners.features[features], tags: false, ...(cacheDir ? { cacheDir } : {}) };
 }
 
 /** The TrainConfig of one variant (its run id hashes it with the training file's contents and the features). */
-export function captionerTrainConfig(recipe: Cc3mCaptionerRecipe, variant: CaptionerVariant, inputs: CaptionerInputs): TrainConfig {
+export function captionerTrainConfig(recipe: Recipe, variant: CaptionerVariant, inputs: CaptionerInputs): TrainConfig {
+  const grid = recipe.captioners;
   const source: TrainConfig['data']['train'][number] =
     variant.training === 'coco'
       ? { kind: 'coco', path: inputs.cocoTrain, ...(inputs.imageRoot ? { imageRoot: inputs.imageRoot } : {}) }
@@ -250,15 +164,15 @@ export function captionerTrainConfig(recipe: Cc3mCaptionerRecipe, variant: Capti
   return {
     name: `cc3m-${variant.label.toLowerCase()}`,
     seed: recipe.seed,
-    model: recipe.models[variant.model],
-    data: { train: [source], maxCaptionLen: recipe.maxCaptionLen },
-    vocab: { minCount: recipe.minCount },
+    model: grid.models[variant.model],
+    data: { train: [source], maxCaptionLen: grid.maxCaptionLen },
+    vocab: { minCount: grid.minCount },
     objectives: { ic: 1 },
-    optimizer: recipe.optimizer,
-    batchSize: recipe.batchSize,
-    steps: recipe.steps,
-    clipNorm: recipe.clipNorm,
-    checkpointEvery: recipe.steps,
+    optimizer: grid.optimizer,
+    batchSize: grid.batchSize,
+    steps: grid.steps,
+    clipNorm: grid.clipNorm,
+    checkpointEvery: grid.steps,
   };
 }
 
@@ -295,7 +209,7 @@ export interface CaptionerRow extends CaptionerVariant {
 
 export interface CaptionerResult {
   seed: number;
-  recipe: Cc3mCaptionerRecipe;
+  recipe: Recipe;
   rows: CaptionerRow[];
   /** Training examples (captions) and test images. */
   sizes: { cocoTrain: number; conceptualTrain: number } & Record<CaptionerTest, number>;
@@ -310,12 +224,12 @@ export function isGoodVerdict(v: Pick<CaptionGrounding, 'named' | 'hallucinated'
 const splitName = (test: CaptionerTest) => `cc3m-${test}-test`;
 
 /** The stored scores of one test split (`cc3m-<test>-test`), when they are there for this decoder and carry every metric. */
-export function storedTest(runDir: string, test: CaptionerTest, decoder: string): TestScores | undefined {
+export function storedTest(runDir: string, test: CaptionerTest, decode: DecodeSettings): TestScores | undefined {
   const split = splitName(test);
-  if (!fs.existsSync(path.join(runDir, SCORES_DIR, `${split}.json`)) || !fs.existsSync(path.join(runDir, PREDICTIONS_DIR, `${split}.json`))) return undefined;
+  if (!splitCaptioned(runDir, split, decode)) return undefined;
   const predictions = readPredictions(runDir, split);
   const scores = readScores(runDir, split);
-  if (!scores || predictions.decoder !== decoder || !CAPTIONER_METRICS.every((m) => Number.isFinite(scores.corpus[m]))) return undefined;
+  if (!scores || !CAPTIONER_METRICS.every((m) => Number.isFinite(scores.corpus[m]))) return undefined;
   const metrics = Object.fromEntries(CAPTIONER_METRICS.map((m) => [m, scores.corpus[m]!])) as TestScores['metrics'];
   const overall = scores.grounding?.overall;
   const verdicts = predictions.items.map((i) => i.grounding);
@@ -326,8 +240,8 @@ export function storedTest(runDir: string, test: CaptionerTest, decoder: string)
   return { metrics, ...(judged ? { judged } : {}), images: predictions.items.length };
 }
 
-interface VariantJob {
-  recipe: Cc3mCaptionerRecipe;
+export interface VariantJob {
+  recipe: Recipe;
   variant: CaptionerVariant;
   inputs: CaptionerInputs;
   runsRoot: string;
@@ -351,11 +265,13 @@ export async function runCaptionerVariant(
     onLog: hooks.onLog ? (line) => hooks.onLog!(variant.label, line) : undefined,
     progress: hooks.progress ? (done, total) => hooks.progress!(variant.label, done, total) : undefined,
   });
-  const decoder = describeDecoder(recipe.decode);
+  const decode = recipe.captioners.decode;
+  const decoder = describeDecoder(decode);
   const tests = {} as Record<CaptionerTest, TestScores>;
   let captioned = 0;
   for (const test of CAPTIONER_TESTS) {
-    const stored = storedTest(run.dir, test, decoder);
+    // not captionSplitOnce: these splits are scored with METEOR and SPICE (stored only when every metric is), no thumbnails
+    const stored = storedTest(run.dir, test, decode);
     if (stored) {
       tests[test] = stored;
       continue;
@@ -363,7 +279,7 @@ export async function runCaptionerVariant(
     const images = testImages(inputs, test);
     say(`captioning the ${test}-like test (${images.length} images) with ${variant.label}`);
     const captions = await decodeSplit(run.dir, images, visual, {
-      decode: recipe.decode,
+      decode,
       progress: hooks.progress ? (done, total) => hooks.progress!(`caption ${variant.label} ${test}`, done, total) : undefined,
     });
     const cases = images.map((img) => ({
@@ -395,7 +311,6 @@ export async function captionerVariantJob(job: VariantJob, port: WorkerPort): Pr
 export interface CaptionerOptions {
   runsRoot?: string;
   cacheDir?: string;
-  real?: CaptionerRealData;
   say?: (line: string) => void;
   progress?: (task: string, done: number, total: number) => void;
   onLog?: (run: string, line: LogLine) => void;
@@ -403,39 +318,38 @@ export interface CaptionerOptions {
   only?: readonly string[];
 }
 
-/** The grid for one seed: inputs, features once (one writer), then the runs `recipe.concurrency` at a time. */
-export async function runCc3mCaptioners(recipe: Cc3mCaptionerRecipe, options: CaptionerOptions = {}): Promise<CaptionerResult> {
+/**
+ * The grid for one seed (`recipe.captioners`; the backbone, world and seed are the recipe's): inputs, features once
+ * (one writer), then the runs `recipe.captioners.concurrency` at a time.
+ */
+export async function runCc3mCaptioners(recipe: Recipe, options: CaptionerOptions = {}): Promise<CaptionerResult> {
   const started = Date.now();
   const say = options.say ?? (() => {});
   const runsRoot = options.runsRoot ?? 'runs';
-  const inputs = await prepareCaptionerInputs(recipe, { cacheDir: options.cacheDir, real: options.real, say });
+  const inputs = await prepareCaptionerInputs(recipe, { cacheDir: options.cacheDir, say });
   const cocoExamples = await readExamples({ kind: 'coco', path: inputs.cocoTrain, ...(inputs.imageRoot ? { imageRoot: inputs.imageRoot } : {}) });
   const conceptualExamples = await readExamples({ kind: 'tsv', path: inputs.conceptualTrain });
   const tests = Object.fromEntries(CAPTIONER_TESTS.map((t) => [t, testImages(inputs, t)])) as Record<CaptionerTest, EvalImage[]>;
   const keys = [...new Set([...cocoExamples, ...conceptualExamples].map((e) => e.key).concat(CAPTIONER_TESTS.flatMap((t) => tests[t].map((i) => i.key))))];
   // every mode reads the same stored features: extracting them once covers 1×1 and 8×8
   const visual = await visualFromSpec(captionerFeatureSpec(recipe, '1x1', options.cacheDir), { progress: options.progress });
-  say(`visual features (${recipe.backbone}) for ${keys.length} images`);
+  say(`visual features (${recipe.features.backbone}) for ${keys.length} images`);
   await visual.prepare(keys);
   const variants = captionerVariants().filter((v) => !options.only || options.only.includes(v.label));
   const jobs = variants.map((variant) => ({ recipe, variant, inputs, runsRoot, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) }));
   const hooks = { say: options.say, progress: options.progress, onLog: options.onLog };
+  const concurrency = recipe.captioners.concurrency;
+  // side by side, the slowest runs first (the RNN over 64 grid positions, then the 8×8 Transformer), so the lanes end together
+  const cost = (v: CaptionerVariant) => (v.features === '8x8' ? (v.model === 'RNN' ? 0 : 1) : 2);
+  const order = jobs.map((_, i) => i);
+  if (concurrency > 1) order.sort((a, b) => cost(jobs[a]!.variant) - cost(jobs[b]!.variant) || a - b);
+  const ran = await runJobs(order, concurrency, (i) =>
+    concurrency > 1
+      ? runJobInWorker<CaptionerRow>(__filename, 'captionerVariantJob', jobs[i], hooks, jobs[i]!.variant.label)
+      : runCaptionerVariant(jobs[i]!, hooks),
+  );
   const rows: CaptionerRow[] = new Array(jobs.length);
-  if (recipe.concurrency <= 1) {
-    for (const [i, job] of jobs.entries()) rows[i] = await runCaptionerVariant(job, hooks);
-  } else {
-    // the slowest runs first (the RNN over 64 grid positions, then the 8×8 Transformer), so the lanes end together
-    const cost = (v: CaptionerVariant) => (v.features === '8x8' ? (v.model === 'RNN' ? 0 : 1) : 2);
-    const order = jobs.map((_, i) => i).sort((a, b) => cost(jobs[a]!.variant) - cost(jobs[b]!.variant) || a - b);
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (next < order.length) {
-        const i = order[next++]!;
-        rows[i] = await runJobInWorker<CaptionerRow>(__filename, 'captionerVariantJob', jobs[i], hooks, jobs[i]!.variant.label);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(recipe.concurrency, jobs.length) }, lane));
-  }
+  order.forEach((job, k) => (rows[job] = ran[k]!));
   return {
     seed: recipe.seed,
     recipe,

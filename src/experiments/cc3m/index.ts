@@ -1,0 +1,20 @@
+/**
+ * The CC3M paper's captioning experiments: Tables 4–7 come from one grid of 8 runs (`run`); `rows(results, table)`
+ * is one table of it, `judgeRows` Table 4's ground-truth judge; `claims` / `claimList` / `forest` the claims over
+ * seeds. Its dataset tables (1–3) need no training: `cckit.datasets` (src/experiments/cc3m-dataset.ts).
+ */
+import { claimsFigure } from '../claims';
+import * as tables4to7Module from './tables4-7';
+
+export const tables4to7 = {
+  ...tables4to7Module,
+  run: tables4to7Module.runCc3mCaptioners,
+  rows: tables4to7Module.captionerTableRows,
+  judgeRows: tables4to7Module.captionerJudgeRows,
+  claims: tables4to7Module.captionerClaims,
+  claimList: tables4to7Module.captionerClaimList,
+  forest: (results: Parameters<typeof tables4to7Module.captionerClaimList>[0]) =>
+    claimsFigure(tables4to7Module.captionerClaimList(results), { title: "CC3M Tables 4–7's claims: per-pair differences (the claim’s way to the right of 0)" }),
+  figure: tables4to7Module.captionerFigure,
+  judgeFigure: tables4to7Module.captionerJudgeFigure,
+};
