@@ -17,6 +17,7 @@ import * as tf from '@tensorflow/tfjs';
 import { DECODE_PRESETS, describeDecoder, evaluateRun } from '../src/decode';
 import {
   CAPTIONER_CLAIMS,
+  captionerClaimList,
   captionerClaims,
   captionerFeatureSpec,
   captionerJudgeRows,
@@ -138,6 +139,7 @@ function row(
   label: string,
   scores: Partial<Record<CaptionerTest, number>>,
   judge: { good: number; chairS: number } = { good: 0.5, chairS: 0.3 },
+  distinct = 10,
 ): CaptionerRow {
   const v = captionerVariants().find((x) => x.label === label)!;
   const tests = {} as Record<CaptionerTest, TestScores>;
@@ -147,12 +149,13 @@ function row(
       metrics: { CIDEr: x, ROUGE_L: x / 2, METEOR: x / 4, SPICE: x / 8 },
       judged: { recall: 0.6, specificRecall: 0.5, objectRecall: 0.4, chairS: judge.chairS, chairI: judge.chairS / 2, captions: 10, good: judge.good },
       images: 10,
+      distinct,
     };
   }
   return { ...v, run: `run-${label}`, vocabSize: 100, tests, trained: true, captioned: 3 };
 }
 
-function result(seed: number, cocoAhead: number): CaptionerResult {
+function result(seed: number, cocoAhead: number, distinct: (label: string) => number = () => 10): CaptionerResult {
   const rows = captionerVariants().map((v) =>
     row(
       v.label,
@@ -160,6 +163,7 @@ function result(seed: number, cocoAhead: number): CaptionerResult {
       v.training === 'coco' ? { coco: 0.5 + cocoAhead, conceptual: 0.1 } : { coco: 0.5, conceptual: 0.3 + (v.model === 'T2T' ? 0.05 : 0) },
       // Conceptual-trained: fewer hallucinations, more GOOD
       v.training === 'coco' ? { good: 0.3, chairS: 0.6 } : { good: 0.4, chairS: 0.2 },
+      distinct(v.label),
     ),
   );
   return { seed, recipe, rows, sizes: { cocoTrain: 10, conceptualTrain: 5, coco: 10, conceptual: 10, flickr: 10 }, seconds: 1 };
@@ -207,17 +211,48 @@ test('claims: compared pair by pair within the other two dimensions; lower-is-be
   const table = captionerClaims(results);
   assert.equal(table.length, CAPTIONER_CLAIMS.length);
   assert.equal(table[0]!.verdict, 'holds');
-  assert.equal(table[0]!['the claim’s way'], '8 of 8');
+  assert.equal(table[0]!['the claim’s way'], '8 of 8 testable (8 pairs)');
   assert.match(table[0]!.here, /^RNN 1x1: \+20\.0 \/ \+10\.0; RNN 8x8/);
   // COCO-trained behind on the COCO-like test on one seed: the claim holds partly, and the count says how far
   const mixed = captionerClaims([result(0, 0.2), result(1, -0.1)]);
   assert.equal(mixed[0]!.verdict, 'partly');
-  assert.equal(mixed[0]!['the claim’s way'], '4 of 8');
+  assert.equal(mixed[0]!['the claim’s way'], '4 of 8 testable (8 pairs)');
   // equal T2T/RNN on the Flickr-like GOOD share: no difference is not a win
   assert.equal(table.find((c) => c.claim.startsWith('T2T is judged GOOD'))!.verdict, 'does not hold');
   assert.equal(verdictOverPairs([-0.1, 0]), 'does not hold');
   assert.equal(verdictOverPairs([]), 'not measured');
   assert.equal(verdictOverPairs([0.1, NaN]), 'not measured');
+});
+
+test('claims over collapsed captioners: a pair is testable only when both runs write a quarter of distinct captions', () => {
+  assert.equal(recipe.captioners.minDistinctShare, 0.25);
+  // the RNN runs repeat two captions over 10 images (below 2.5 distinct); the T2T runs write 3 or more
+  const collapsedRnn = (label: string) => (label.startsWith('RNN') ? 2 : 3);
+  const results = [result(0, 0.2, collapsedRnn), result(1, -0.1, collapsedRnn)];
+  const diffs = claimDifferences(results, CAPTIONER_CLAIMS[0]!);
+  assert.deepEqual(
+    diffs.map((d) => [d.pair, d.testable]),
+    [
+      ['RNN 1x1', false],
+      ['RNN 8x8', false],
+      ['T2T 1x1', true],
+      ['T2T 8x8', true],
+      ['RNN 1x1', false],
+      ['RNN 8x8', false],
+      ['T2T 1x1', true],
+      ['T2T 8x8', true],
+    ],
+  );
+  const table = captionerClaims(results);
+  assert.equal(table[0]!['the claim’s way'], '2 of 4 testable (8 pairs)');
+  assert.equal(table[0]!.verdict, 'partly');
+  assert.match(table[0]!.here, /RNN 1x1: \+20\.0 \(not testable\)/);
+  assert.equal(captionerClaimList(results)[0]!.differences.length, 4, 'the forest plot draws testable pairs only');
+  // T2T vs RNN: every pair has a collapsed RNN run
+  const modelClaim = captionerClaims(results).find((c) => c.claim.startsWith('T2T beats RNN'))!;
+  assert.equal(modelClaim.verdict, 'not testable');
+  const everyoneCollapsed = captionerClaims([result(0, 0.2, () => 1)]);
+  assert.ok(everyoneCollapsed.every((c) => c.verdict === 'not testable'));
 });
 
 test('isGoodVerdict: a present object named (by name or kind) and no absent one', () => {

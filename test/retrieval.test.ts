@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { retrievalRecall } from '../src/metrics/retrieval';
+import { chanceRecall, retrievalRecall } from '../src/metrics/retrieval';
 
 test('a perfect diagonal gives recall 1 at every K in both directions', () => {
   const sim = [
@@ -41,4 +41,24 @@ test('malformed matrices are rejected with the position', () => {
   assert.throws(() => retrievalRecall([[1, NaN]], [0, 0]), /similarity\[0\]\[1\]/);
   assert.throws(() => retrievalRecall([[1, 2]], [0, 3]), /text 1 belongs to image 3/);
   assert.throws(() => retrievalRecall([]), /no rows/);
+});
+
+test('chance recall: what a random ranking scores, and a simulated random ranking agrees', () => {
+  assert.deepEqual(chanceRecall(100, 500, 1), { imageToText: 1.0000000000000009, textToImage: 1 });
+  assert.ok(Math.abs(chanceRecall(1000, 5000, 1).imageToText - 0.1) < 1e-9, "Flickr30k's test set: R@1 0.1");
+  assert.equal(chanceRecall(10, 10, 20).textToImage, 100, 'K beyond the images retrieves them all');
+  // simulate: 20 images × 3 captions, random similarities; mean image→text R@5 over many draws near the formula
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const images = 20;
+  const captionImage = Array.from({ length: 60 }, (_, i) => Math.floor(i / 3));
+  let hits = 0;
+  const draws = 400;
+  for (let t = 0; t < draws; t++) {
+    const sims = Array.from({ length: images }, () => captionImage.map(() => random()));
+    const r = retrievalRecall(sims, captionImage, [5]);
+    hits += r.imageToText['R@5']!;
+  }
+  const expected = chanceRecall(images, 60, 5).imageToText;
+  assert.ok(Math.abs((100 * hits) / draws - expected) < 3, `simulated ${((100 * hits) / draws).toFixed(1)} vs ${expected.toFixed(1)}`);
 });

@@ -12,11 +12,13 @@
  * - does not hold: none does;
  * - within noise: the seeds of one comparison disagree in sign;
  * - partly: several comparisons, some the claim's way on every seed and some not (the count says how many);
- * - not measured: a number is missing.
+ * - not measured: a number is missing;
+ * - not testable: measured, but every compared model is too degenerate for the comparison to mean anything
+ *   (CC3M Tables 4–7: a captioner writing fewer distinct captions than `minDistinctShare` of the images).
  */
-export type Verdict = 'holds' | 'within noise' | 'partly' | 'does not hold' | 'not measured';
+export type Verdict = 'holds' | 'within noise' | 'partly' | 'does not hold' | 'not measured' | 'not testable';
 
-export const VERDICTS: readonly Verdict[] = ['holds', 'within noise', 'partly', 'does not hold', 'not measured'];
+export const VERDICTS: readonly Verdict[] = ['holds', 'within noise', 'partly', 'does not hold', 'not measured', 'not testable'];
 
 /** Text of a cell the paper-numbers file has no number for. */
 export const NO_PAPER_NUMBER = 'n/a';
@@ -150,6 +152,7 @@ export function claimsSummary(verdicts: readonly Verdict[], seeds: number): stri
   if (count('partly')) parts.push(`${count('partly')} partly`);
   parts.push(`${count('does not hold')} do not hold`);
   if (count('not measured')) parts.push(`${count('not measured')} not measured`);
+  if (count('not testable')) parts.push(`${count('not testable')} not testable`);
   return `${parts.join('; ')}.`;
 }
 
@@ -159,6 +162,7 @@ const VERDICT_COLOURS: Record<Verdict, string> = {
   partly: '#c9a227',
   'does not hold': '#c0392b',
   'not measured': '#888888',
+  'not testable': '#5b6ee1',
 };
 
 /**

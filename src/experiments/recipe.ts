@@ -175,6 +175,12 @@ export interface CaptionerSection {
   splits: SplitFractions;
   /** Runs trained at once, each in its own worker thread (2: one per core here). */
   concurrency: number;
+  /**
+   * A run is testable on a test split when it writes at least this share of distinct captions over the split's images
+   * (the references are all distinct); a claim compares testable pairs only. cckit's choice, not the paper's: below a
+   * quarter, a captioner repeats each caption for four or more images and no longer describes them.
+   */
+  minDistinctShare: number;
   data?: CaptionerRealData;
 }
 
@@ -201,6 +207,7 @@ const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps'>
   decode: { ...DECODE_PRESETS.cc3m, maxLen: 15 },
   splits: { ...DEFAULT_SPLIT_FRACTIONS },
   concurrency: 2,
+  minDistinctShare: 0.25,
 });
 
 const captionerModels = (size: 'tiny' | 'small'): CaptionerSection['models'] => ({

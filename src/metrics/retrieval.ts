@@ -66,3 +66,15 @@ export function retrievalRecall(
   }
   return result;
 }
+
+/**
+ * Recall@K (×100) of a retriever that ranks at random, over `images` test images with `captions` captions in all
+ * (every image with captions / images of them): image→text, the chance that one of an image's captions is among K
+ * of all captions drawn without replacement; text→image, K of the images.
+ */
+export function chanceRecall(images: number, captions: number, k: number): { imageToText: number; textToImage: number } {
+  const perImage = captions / images;
+  let missAll = 1;
+  for (let j = 0; j < Math.min(k, captions); j++) missAll *= Math.max(0, captions - perImage - j) / (captions - j);
+  return { imageToText: 100 * (1 - missAll), textToImage: (100 * Math.min(k, images)) / images };
+}

@@ -32,7 +32,7 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { readCocoAnnotations, type CocoCaptionFile } from '../../data/coco';
 import type { MatchingModel } from '../../models/matching';
-import { retrievalRecall, type RetrievalRecall } from '../../metrics/retrieval';
+import { chanceRecall, retrievalRecall, type RetrievalRecall } from '../../metrics/retrieval';
 import { paperNumbers } from '../../report/paper';
 import { readLog } from '../../runs/layout';
 import { loadTf } from '../../tf/backend';
@@ -450,6 +450,17 @@ export function table8Rows(perSeed: readonly Table8Result[]): Record<string, str
         'paper text→image R@1': paper === undefined ? TABLE8_NO_PAPER : paper.toFixed(1),
       });
     }
+  // what a random ranking scores on the same test set (Flickr30k's 1,000 images × 5 captions: R@1 0.1 both ways)
+  const sizes = perSeed[0]?.sizes;
+  if (sizes) {
+    const chance = (d: Table8Direction, k: string) => chanceRecall(sizes.testImages, sizes.testCaptions, Number(k.slice(2)))[d].toFixed(1);
+    out.push({
+      'pre-training': 'chance',
+      setting: `random ranking, ${sizes.testImages} images × ${(sizes.testCaptions / sizes.testImages).toFixed(0)} captions`,
+      ...Object.fromEntries(TABLE8_DIRECTIONS.flatMap((d) => TABLE8_KS.map((k) => [`${DIRECTION_NAME[d]} ${k}`, chance(d, k)]))),
+      'paper text→image R@1': TABLE8_NO_PAPER,
+    });
+  }
   return out;
 }
 

@@ -39,7 +39,7 @@ import { decodeSplit, splitCaptioned } from '../evaluate';
 import { runJobs } from '../jobs';
 import { prepareWorldInputs, reportToParent, runJobInWorker } from '../runner';
 import { formatSpread, spread } from '../seeds';
-import { NO_PAPER_NUMBER, verdictOverPairs, type Claim } from '../claims';
+import { NO_PAPER_NUMBER, verdictOverPairs, type Claim, type Verdict } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
 export const CAPTIONER_TRAINING = ['coco', 'conceptual'] as const;
@@ -193,6 +193,8 @@ export interface TestScores {
   metrics: Record<(typeof CAPTIONER_METRICS)[number], number>;
   judged?: JudgedFigures;
   images: number;
+  /** Distinct captions the run wrote for the split's images. */
+  distinct: number;
 }
 
 /** One run's row. */
@@ -237,7 +239,7 @@ export function storedTest(runDir: string, test: CaptionerTest, decode: DecodeSe
     overall && verdicts.every((v) => v !== undefined)
       ? { ...overall, specificRecall: overall.specificRecall ?? NaN, good: verdicts.filter((v) => isGoodVerdict(v!)).length / Math.max(1, verdicts.length) }
       : undefined;
-  return { metrics, ...(judged ? { judged } : {}), images: predictions.items.length };
+  return { metrics, ...(judged ? { judged } : {}), images: predictions.items.length, distinct: new Set(predictions.items.map((i) => i.caption)).size };
 }
 
 export interface VariantJob {
@@ -297,6 +299,7 @@ export async function runCaptionerVariant(
         ? { judged: { ...evaluated.grounding.overall, good: verdicts.filter(isGoodVerdict).length / Math.max(1, verdicts.length) } }
         : {}),
       images: images.length,
+      distinct: new Set(cases.map((c) => c.candidate)).size,
     };
     captioned++;
   }
@@ -535,8 +538,11 @@ export const CAPTIONER_CLAIMS: readonly CaptionerClaimSpec[] = [
 ];
 
 /** The per-seed, per-pair differences A − B of a claim (sign flipped when lower is better: > 0 means the claim's way). */
-export function claimDifferences(results: readonly CaptionerResult[], spec: CaptionerClaimSpec): { pair: string; seed: number; difference: number }[] {
-  const out: { pair: string; seed: number; difference: number }[] = [];
+export function claimDifferences(
+  results: readonly CaptionerResult[],
+  spec: CaptionerClaimSpec,
+): { pair: string; seed: number; difference: number; testable: boolean }[] {
+  const out: { pair: string; seed: number; difference: number; testable: boolean }[] = [];
   const sign = spec.better === 'lower' ? -1 : 1;
   for (const result of results) {
     for (const a of result.rows) {
@@ -549,7 +555,8 @@ export function claimDifferences(results: readonly CaptionerResult[], spec: Capt
       const pair = CAPTIONER_DIMENSIONS.filter((d) => d !== spec.compare.dimension)
         .map((d) => a[d])
         .join(' ');
-      out.push({ pair, seed: result.seed, difference: sign * (measureOf(a, spec.test, spec.measure) - measureOf(b, spec.test, spec.measure)) });
+      const testable = isTestable(a, spec.test, result.recipe) && isTestable(b, spec.test, result.recipe);
+      out.push({ pair, seed: result.seed, difference: sign * (measureOf(a, spec.test, spec.measure) - measureOf(b, spec.test, spec.measure)), testable });
     }
   }
   return out;
@@ -557,21 +564,34 @@ export function claimDifferences(results: readonly CaptionerResult[], spec: Capt
 
 const CAPTIONER_DIMENSIONS = ['model', 'features', 'training'] as const;
 
+/** Whether a run writes enough distinct captions on a test for a comparison to mean anything (recipe.captioners.minDistinctShare). */
+export function isTestable(row: CaptionerRow, test: CaptionerTest, recipe: Recipe): boolean {
+  const t = row.tests[test];
+  return t.distinct >= recipe.captioners.minDistinctShare * t.images;
+}
+
+/** Over testable pairs only: "not testable" when no pair is, else the pairs' verdict. */
+const testableVerdict = (diffs: readonly { difference: number; testable: boolean }[]): Verdict => {
+  const testable = diffs.filter((d) => d.testable).map((d) => d.difference);
+  return diffs.length > 0 && testable.length === 0 ? 'not testable' : verdictOverPairs(testable);
+};
+
 /** The claims table: claim, where the paper shows it, the measured differences, how many go the claim's way, verdict. */
 export function captionerClaims(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Record<string, string>[] {
   return specs.map((spec) => {
     const diffs = claimDifferences(results, spec);
     const scale = (d: number) => `${d >= 0 ? '+' : '−'}${Math.abs(100 * d).toFixed(1)}`;
-    const byPair = new Map<string, number[]>();
-    for (const d of diffs) byPair.set(d.pair, [...(byPair.get(d.pair) ?? []), d.difference]);
+    const byPair = new Map<string, string[]>();
+    for (const d of diffs) byPair.set(d.pair, [...(byPair.get(d.pair) ?? []), `${scale(d.difference)}${d.testable ? '' : ' (not testable)'}`]);
+    const testable = diffs.filter((d) => d.testable);
     const measure = spec.measure.startsWith('judge:') ? `${spec.measure.slice(6)} %` : metricName(spec.measure);
     return {
       claim: spec.claim,
       paper: spec.source,
-      here: [...byPair].map(([pair, ds]) => `${pair}: ${ds.map(scale).join(' / ')}`).join('; '),
-      'the claim’s way': `${diffs.filter((d) => d.difference > 0).length} of ${diffs.length}`,
+      here: [...byPair].map(([pair, ds]) => `${pair}: ${ds.join(' / ')}`).join('; '),
+      'the claim’s way': `${testable.filter((d) => d.difference > 0).length} of ${testable.length} testable (${diffs.length} pairs)`,
       measure: `${measure} on ${spec.test}-like${spec.better === 'lower' ? ' (lower is better; sign flipped)' : ''}`,
-      verdict: verdictOverPairs(diffs.map((d) => d.difference)),
+      verdict: testableVerdict(diffs),
     };
   });
 }
@@ -579,8 +599,9 @@ export function captionerClaims(results: readonly CaptionerResult[], specs: read
 /** The claims with their numbers (every compared pair on every seed, ×100, > 0 the claim's way), for claimsFigure. */
 export function captionerClaimList(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Claim[] {
   return specs.map((spec) => {
-    const differences = claimDifferences(results, spec).map((d) => 100 * d.difference);
-    return { claim: spec.claim, paper: spec.source, differences, verdict: verdictOverPairs(differences) };
+    const diffs = claimDifferences(results, spec);
+    const differences = diffs.filter((d) => d.testable).map((d) => 100 * d.difference);
+    return { claim: spec.claim, paper: spec.source, differences, verdict: testableVerdict(diffs) };
   });
 }
 
