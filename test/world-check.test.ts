@@ -138,6 +138,10 @@ test('verdicts follow the accepted ranges', () => {
     coverage: { cc3m: { 1: 0.2, 5: 0.1 }, cc12m: { 1: 0.6, 5: 0.3 } },
     humanNocaps: { overall: 87, in: 84, near: 85, out: 96 },
     humanCoco: { overall: 85 },
+    preset: 'tiny',
+    cocoTrainCaptions: 40,
+    sharedPairs: 2,
+    types: { coco: 30, cc3m: 100 },
   };
   const results = judge(good);
   assert.deepEqual(
@@ -156,9 +160,29 @@ test('verdicts follow the accepted ranges', () => {
     coverage: { cc3m: { 1: 0.2, 5: 0.1 }, cc12m: { 1: 0.6, 5: 0.1 } },
     humanCoco: { overall: 250 },
     cc12mTokenTypeAtCc3mTokens: 60,
+    // the world today: COCO-like captions outnumber the pools, every CC3M-like image is in the CC12M-like pool
+    cocoTrainCaptions: 1000,
+    sharedPairs: 100,
+    types: { coco: 80, cc3m: 100 },
   });
   const missed = bad.filter((r) => !r.met).map((r) => r.id);
-  assert.deepEqual(missed, ['pool-ratio', 'caption-precision', 'token-type-ratio', 'rare-words', 'nocaps-out-coverage', 'human-cider-coco']);
+  assert.deepEqual(missed, [
+    'pool-ratio',
+    'caption-precision',
+    'token-type-ratio',
+    'rare-words',
+    'nocaps-out-coverage',
+    'human-cider-coco',
+    'pretrain-to-finetune',
+    'pool-overlap',
+    'coco-vocabulary',
+  ]);
+  const proportions = bad.find((r) => r.id === 'pretrain-to-finetune')!;
+  assert.deepEqual(proportions.measured, { cc3m: 0.1, cc12m: 0.12, cocoCaptions: 1000 });
+  // the small preset asks for the papers' ratios (5.6× and 21×), tiny for 2× and 8×
+  const small = judge({ ...good, preset: 'small', pairs: { cc3m: 200, cc12m: 800 } }).find((r) => r.id === 'pretrain-to-finetune')!;
+  assert.equal(small.met, false, '5× and 20× fall short of 5.6× and 21×');
+  assert.equal(judge({ ...good, pairs: { cc3m: 200, cc12m: 800 } }).find((r) => r.id === 'pretrain-to-finetune')!.met, true);
   // token/type is judged at equal corpus size: the whole CC12M pool's higher ratio does not count against it
   assert.equal(results.find((r) => r.id === 'token-type-ratio')!.measured['cc12m at cc3m size'], 30);
   const few = judge({ ...good, rareWords: { cc3m: { mangosteen: 0, durian: 0, quiche: 0 }, cc12m: { mangosteen: 1, durian: 2, quiche: 1 } } });

@@ -15,6 +15,7 @@ import { StatsAccumulator, type CaptionStatistics } from '../data/stats';
 import { readTsv } from '../data/tsv';
 import { leaveOneOutCider, type HumanScores } from '../metrics/human';
 import { formatTable } from '../report/table';
+import { fastTokenize } from '../text/fast-tokenizer';
 import { PERSON_TOKEN } from '../text/tokens';
 import { readJsonFile } from '../util/json';
 import { plural } from '../wordnet/nouns';
@@ -202,6 +203,14 @@ export interface WorldCheckMeasures {
   coverage: Record<Pool, Record<number, number>>;
   humanNocaps: HumanScores;
   humanCoco: HumanScores;
+  /** The world's preset (targets that scale with it). */
+  preset: WorldPresetName;
+  /** Captions of the COCO-like training split. */
+  cocoTrainCaptions: number;
+  /** CC3M-like kept pairs whose URL is also in the CC12M-like pool. */
+  sharedPairs: number;
+  /** Word types seen at least 4 times: COCO-like training captions and the CC3M-like pool. */
+  types: { coco: number; cc3m: number };
 }
 
 const num = (v: number | readonly number[] | undefined, what: string): number => {
@@ -307,8 +316,38 @@ export function judge(m: WorldCheckMeasures, targets: readonly CalibrationTarget
         for (const [d, v] of Object.entries(scores)) if (!(d in measured)) measured[d] = v;
         return { ...base, measured, accept: `${min}–${max}`, met: Object.values(measured).every((v) => inRange(v, min, max)) };
       }
+      case 'pretrain-to-finetune': {
+        const [min3, min12] = pair(a[m.preset], `accept.${m.preset}`);
+        const r3 = m.pairs.cc3m / m.cocoTrainCaptions;
+        const r12 = m.pairs.cc12m / m.cocoTrainCaptions;
+        return {
+          ...base,
+          measured: { cc3m: r3, cc12m: r12, cocoCaptions: m.cocoTrainCaptions },
+          accept: `${m.preset}: CC3M ≥ ${fmt(min3, 1)}×, CC12M ≥ ${fmt(min12, 1)}×`,
+          met: r3 >= min3 && r12 >= min12,
+        };
+      }
+      case 'pool-overlap': {
+        const max = num(a.max, 'max');
+        const share = m.pairs.cc3m === 0 ? NaN : m.sharedPairs / m.pairs.cc3m;
+        return { ...base, measured: { share, shared: m.sharedPairs, cc3m: m.pairs.cc3m }, accept: `≤ ${max}`, met: inRange(share, 0, max) };
+      }
+      case 'coco-vocabulary': {
+        const max = num(a.max, 'max');
+        const ratio = m.types.cc3m === 0 ? NaN : m.types.coco / m.types.cc3m;
+        return { ...base, measured: { coco: m.types.coco, cc3m: m.types.cc3m, ratio }, accept: `≤ ${max}`, met: inRange(ratio, 0, max) };
+      }
     }
   });
+}
+
+/** Word types seen at least `minCount` times in the captions (the fast tokenizer, lower-cased). */
+export function typesAtMinCount(captions: Iterable<string>, minCount = 4): number {
+  const counts = new Map<string, number>();
+  for (const caption of captions) for (const token of fastTokenize(caption.toLowerCase())) counts.set(token, (counts.get(token) ?? 0) + 1);
+  let types = 0;
+  for (const c of counts.values()) if (c >= minCount) types++;
+  return types;
 }
 
 // ------------------------------------------------------------------ the check on a world
@@ -404,6 +443,13 @@ export async function worldCheck(options: WorldCheckOptions): Promise<WorldCheck
   }
   measures.cc12mTokenTypeAtCc3mTokens = counter.result().tokenTypeRatio;
 
+  const cocoCaptions = (readJsonFile(inputs.cocoTrain) as { annotations: { caption: string }[] }).annotations.map((a) => a.caption);
+  measures.preset = recipe.preset;
+  measures.cocoTrainCaptions = cocoCaptions.length;
+  const cc12mUrls = new Set(rows.cc12m.map((r) => r.url));
+  measures.sharedPairs = rows.cc3m.filter((r) => cc12mUrls.has(r.url)).length;
+  measures.types = { coco: typesAtMinCount(cocoCaptions), cc3m: typesAtMinCount(rows.cc3m.map((r) => r.caption)) };
+
   say('leave-one-out CIDEr-D of the references');
   const nocaps = Array.from({ length: sizes['nocaps-val'] }, (_, id) => world.captionedImage('nocaps-val', id));
   measures.humanNocaps = leaveOneOutCider(nocaps);
@@ -425,6 +471,12 @@ function describeMeasured(s: StatisticResult): string {
   switch (s.id) {
     case 'pool-ratio':
       return `${fmt(m.ratio!, 2)} (${m.cc12m} / ${m.cc3m})`;
+    case 'pretrain-to-finetune':
+      return `cc3m ${fmt(m.cc3m!, 2)}×, cc12m ${fmt(m.cc12m!, 2)}× (of ${m.cocoCaptions} COCO-like captions)`;
+    case 'pool-overlap':
+      return `${fmt(m.share!)} (${m.shared} of ${m.cc3m})`;
+    case 'coco-vocabulary':
+      return `${fmt(m.ratio!, 2)} (${m.coco} / ${m.cc3m} types)`;
     case 'caption-precision':
       return `cc3m ${fmt(m.cc3m!)}, cc12m ${fmt(m.cc12m!)}, gap ${fmt(m.gap!)}`;
     case 'person-share':
@@ -466,6 +518,12 @@ function describeTarget(s: StatisticResult): string {
         .join(', ');
     case 'nocaps-out-coverage':
       return 'CC12M covers more';
+    case 'pretrain-to-finetune':
+      return `cc3m ${fmt(p.cc3m as number, 1)}×, cc12m ${fmt(p.cc12m as number, 1)}×`;
+    case 'pool-overlap':
+      return `~${fmt(p.share as number, 3)} (${p.sharedUrls} of ${p.cc3m})`;
+    case 'coco-vocabulary':
+      return `${fmt(p.ratio as number, 2)} (~${p.coco} / ~${p.conceptual})`;
     default:
       return Object.entries(p)
         .map(([k, v]) => `${k} ${v}`)

@@ -21,7 +21,10 @@ export type CalibrationId =
   | 'rare-words'
   | 'nocaps-out-coverage'
   | 'human-cider-nocaps'
-  | 'human-cider-coco';
+  | 'human-cider-coco'
+  | 'pretrain-to-finetune'
+  | 'pool-overlap'
+  | 'coco-vocabulary';
 
 export interface CalibrationTarget {
   id: CalibrationId;
@@ -41,6 +44,8 @@ export interface CalibrationTarget {
 const CC3M = 'Sharma et al. 2018 (Conceptual Captions, ACL)';
 const CC12M = 'Changpinyo et al. 2021 (Conceptual 12M, CVPR)';
 const NOCAPS = 'Agrawal et al. 2019 (nocaps, ICCV)';
+/** COCO 2017 train: 118,287 images, 591,753 captions (Chen et al. 2015; the CC3M paper's §5.1 COCO training set). */
+const COCO_TRAIN_CAPTIONS = 591_753;
 
 export const CALIBRATION: readonly CalibrationTarget[] = [
   {
@@ -132,6 +137,33 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     rule: 'overall in [min, max]',
     source: 'Chen et al. 2015 (COCO Captions), leaderboard human c5',
     calibratedBy: ['references.adjectiveShare', 'references.secondAdjectiveShare', 'references.secondObjectShare', 'references.thirdObjectShare'],
+  },
+  {
+    id: 'pretrain-to-finetune',
+    description: 'pre-training pairs per COCO-like training caption (CC3M-like, CC12M-like)',
+    paper: { cc3m: 3_318_333 / COCO_TRAIN_CAPTIONS, cc12m: 12_423_374 / COCO_TRAIN_CAPTIONS },
+    accept: { tiny: [2, 8], small: [3_318_333 / COCO_TRAIN_CAPTIONS, 12_423_374 / COCO_TRAIN_CAPTIONS] },
+    rule: "each pool's pairs / COCO-like train captions ≥ the preset's [cc3m, cc12m] minimum (small: the papers' ratios)",
+    source: `${CC3M}, Table 1 and Sec. 5.1 (COCO train); ${CC12M}, Table 1`,
+    calibratedBy: ['world.sizes (web pool, coco-train)'],
+  },
+  {
+    id: 'pool-overlap',
+    description: 'share of CC3M-like images that are also in the CC12M-like pool',
+    paper: { sharedUrls: 63_000, cc3m: 3_318_333, share: 63_000 / 3_318_333 },
+    accept: { max: 0.05 },
+    rule: "share ≤ max (cckit tolerance around the papers' ~2%)",
+    source: `${CC12M}, Sec. 3 (CC3M images not used in CC12M experiments) and its dataset README (~63K URLs shared with CC3M)`,
+    calibratedBy: ['world pipelines (CC12M pool = relaxed pool minus the strict pool)'],
+  },
+  {
+    id: 'coco-vocabulary',
+    description: 'word types seen ≥ 4 times: COCO-like training captions / CC3M-like pool',
+    paper: { coco: 9_000, conceptual: 25_000, ratio: 9_000 / 25_000 },
+    accept: { max: 0.5 },
+    rule: "ratio ≤ max (cckit tolerance around the paper's ~0.36)",
+    source: `${CC3M}, Sec. 5.2 (vocabularies at min count 4: ~9K COCO, ~25K Conceptual)`,
+    calibratedBy: ['references.* (COCO-like caption vocabulary)', 'world concepts named in COCO-like captions'],
   },
 ];
 
