@@ -66,6 +66,12 @@ export interface NotebookSetup {
    * chosen fine-tuning step.
    */
   overSeeds<R>(run: (recipe: Recipe, seed: number) => Promise<R>): Promise<R[]>;
+  /**
+   * One line per result row: its runs, each trained now (since the last `overSeeds` began, or since setup) or
+   * reused, and the checkpoint chosen on val; `describeRun` for one run.
+   */
+  runLines(rows: readonly RunRow[], prefix?: string): string[];
+  describeRun(id: string): string;
   /** Training curves of result rows (pre-training then fine-tuning; a row without pre-training starts at its length). */
   curves(rows: readonly RunRow[]): Curve[];
   /** The status sink of `options()`: one line updated in place, every line appended to `runs/status.log`. */
@@ -163,6 +169,7 @@ export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> 
     console.log(`backend: tfjs ${backend.name} ${backend.version}, ${backend.threads} thread(s); Node ${process.version}, ${os.cpus().length} CPU(s)`);
   }
   const recipeFor = (seed: number): Recipe => ({ ...recipe, seed });
+  let since = new Date();
   return {
     preset,
     recipe,
@@ -182,8 +189,10 @@ export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> 
         runs: [r.pretrainRun, r.finetuneRun].filter((x): x is string => !!x).map((id) => path.join(runsRoot, id)),
         startStep: r.pretrainRun ? 0 : recipe.pretrain.steps,
       })),
+    runLines: (rows, prefix = '') => resultRowLines(rows, runsRoot, since, prefix),
+    describeRun: (id) => describeRun(path.join(runsRoot, id), since),
     overSeeds: async (run) => {
-      const since = new Date();
+      since = new Date();
       const results = await overSeeds(seeds, (seed: number) => run(recipeFor(seed), seed), say);
       results.forEach((result, i) => {
         const rows = resultRowsOf(result);
