@@ -9,7 +9,7 @@
  *
  * They are *evidence* for a capitalised run that has already been found some other way (a word
  * WordNet does not know): "Andy Fitzsimon" has a given name, "Gattina Cat" has none. They do not by
- * themselves start a run (persons.ts's own GIVEN_NAME_TEXT does that), so words like "Penny" or
+ * themselves start a run (persons/names.ts's own GIVEN_NAME_TEXT does that), so words like "Penny" or
  * "Holly" here cost nothing on "Penny Front" or "Holly Leaves"; alone they make a name only of a
  * single capitalised word in mid-sentence or before "'s" that WordNet does not know ("Abe's face").
  *
