@@ -26,6 +26,7 @@ export const table3 = {
   run: table3Module.runTable3,
   rows: table3Module.table3SeedRows,
   judgeRows: table3Module.table3JudgeRows,
+  groundingNote: table3Module.table3GroundingNote,
   claims: table3Module.table3Claims,
   claimList: table3Module.table3ClaimList,
   forest: forestOf(table3Module.table3ClaimList, "Table 3's claims"),
