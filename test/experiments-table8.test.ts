@@ -307,7 +307,12 @@ test('table8Rows / table8Claims: mean ± std over seeds, paper cells or n/a, ver
     result(1, { none: 12, cc3m: 18, cc12m: 34, 'cc3m+cc12m': 32 }, { cc3m: 25, cc12m: 6, 'cc3m+cc12m': 9 }),
   ];
   const rows = table8Rows(seeds);
-  assert.equal(rows.length, 7, 'four fine-tuned rows, three zero-shot rows');
+  assert.equal(rows.length, 8, 'four fine-tuned rows, three zero-shot rows, chance');
+  const chance = rows.at(-1)!;
+  assert.equal(chance['pre-training'], 'chance');
+  const { testImages, testCaptions } = seeds[0]!.sizes;
+  assert.equal(chance['text→image R@1'], (100 / testImages).toFixed(1), 'one image of the test set');
+  assert.equal(chance['image→text R@1'], ((100 * testCaptions) / testImages / testCaptions).toFixed(1), "one of an image's captions on top");
   const none = rows.find((r) => r['pre-training'] === 'none' && r.setting === 'fine-tuned')!;
   assert.equal(none['text→image R@1'], '11.0 ± 1.4');
   assert.equal(none['image→text R@10'], '31.0 ± 1.4');
