@@ -1,5 +1,8 @@
 /** CC12M Table 3 over seeds: the tables, claims and the grounding note come from the per-seed numbers. */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 
 import {
@@ -11,6 +14,7 @@ import {
   table3SeedRows,
   type Table3Result,
 } from '../src/experiments/cc12m/table3';
+import { mechanismFigure, namingCurvesFigure, spearman, table3Mechanism } from '../src/experiments/cc12m/mechanism';
 import { RECIPES } from '../src/experiments/recipe';
 
 type Domains = { in: number; near: number; out: number; overall: number };
@@ -35,6 +39,7 @@ function seedResult(seed: number, outGain: number, recall = 40): Table3Result {
   return {
     config: { ...RECIPES.tiny, seed },
     rows: RECIPES.tiny.rows.map(row) as unknown as Table3Result['rows'],
+    inputs: {} as never,
     human: { val: d(90, 90, 90) as never },
     pools: { cc3m: 500, cc12m: 2000 },
     seconds: 1,
@@ -74,4 +79,89 @@ test('the seed table shows mean ± std per domain, the steps chosen per seed and
 test('the grounding note says whether the out-of-domain difference is evidence, from the judge’s recall', () => {
   assert.match(table3GroundingNote([seedResult(0, 8, 40)]), /compares models that look at the image/);
   assert.match(table3GroundingNote([seedResult(0, 8, 10)]), /not evidence either way/);
+});
+
+test('the mechanism: pool frequency against naming per concept, and naming at every fine-tuning checkpoint', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-mechanism-'));
+  const world = path.join(dir, 'world');
+  fs.mkdirSync(world);
+  fs.writeFileSync(
+    path.join(world, 'concepts.json'),
+    JSON.stringify([
+      { name: 'dog', coco: true },
+      { name: 'durian', coco: false },
+      { name: 'quiche', coco: false },
+    ]),
+  );
+  // six nocaps-like images: durian in four (out of domain), quiche in three, dogs everywhere (COCO: not counted)
+  const shows = [['durian', 'dog'], ['durian'], ['durian', 'quiche'], ['durian', 'quiche'], ['quiche', 'dog'], ['dog']];
+  fs.writeFileSync(
+    path.join(dir, 'nocaps.json'),
+    JSON.stringify({
+      images: shows.map((objects, id) => ({ id, file_name: `${id}.jpg`, width: 1, height: 1, domain: id < 4 ? 'out-domain' : 'in-domain', objects })),
+      annotations: shows.map((_, id) => ({ id, image_id: id, caption: 'a thing' })),
+    }),
+  );
+  fs.writeFileSync(path.join(dir, 'cc3m.tsv'), 'a fruit on a table\thttp://x/1\na quiche\thttp://x/2\n');
+  fs.writeFileSync(path.join(dir, 'cc12m.tsv'), 'a durian\thttp://x/1\ntwo durians\thttp://x/2\na quiche\thttp://x/3\n');
+  const runs = path.join(dir, 'runs');
+  const store = (run: string, split: string, named: string[][]) => {
+    fs.mkdirSync(path.join(runs, run, 'predictions'), { recursive: true });
+    const items = named.map((n, id) => ({ image_id: id, caption: 'c', references: [], grounding: { named: n, byKind: [], hallucinated: [] } }));
+    fs.writeFileSync(path.join(runs, run, 'predictions', `${split}.json`), JSON.stringify({ version: 1, run, split, items }));
+  };
+  // CC12M zero-shot names the durian on all four of its images; after fine-tuning on one, and at step 25 on two
+  store('pre-12', 'nocaps-val', [['durian'], ['durian'], ['durian'], ['durian', 'quiche'], [], []]);
+  store('ft-12', 'nocaps-val', [['dog'], [], [], ['durian'], [], []]);
+  store('ft-12', 'nocaps-val.step-0000025', [['durian'], ['durian'], [], [], [], []]);
+  store('pre-3', 'nocaps-val', [[], [], [], [], ['quiche'], []]);
+  store('ft-3', 'nocaps-val', [[], [], [], [], [], []]);
+  const result = {
+    ...seedResult(0, 1),
+    inputs: {
+      pools: { cc3m: path.join(dir, 'cc3m.tsv'), cc12m: path.join(dir, 'cc12m.tsv') },
+      cocoTrain: '',
+      cocoVal: '',
+      nocapsVal: path.join(dir, 'nocaps.json'),
+      worldRoot: world,
+    },
+    rows: [
+      { pretraining: 'cc3m', pretrainRun: 'pre-3', finetuneRun: 'ft-3' },
+      { pretraining: 'cc12m', pretrainRun: 'pre-12', finetuneRun: 'ft-12' },
+    ],
+  } as unknown as Table3Result;
+  const m = await table3Mechanism(result, runs);
+  assert.deepEqual(
+    m.concepts.cc12m!.map((c) => [c.concept, c.poolCount, c.images, c.zeroShot, c.finetuned]),
+    [
+      ['durian', 2, 4, 100, 25],
+      ['quiche', 1, 3, 100 / 3, 0],
+    ],
+  );
+  assert.deepEqual(
+    m.concepts.cc3m!.map((c) => [c.concept, c.poolCount, c.zeroShot]),
+    [
+      ['durian', 0, 0],
+      ['quiche', 1, 100 / 3],
+    ],
+  );
+  // out-of-domain images 0–3: zero-shot all four name a tail object, step 25 two, the chosen checkpoint one
+  assert.deepEqual(
+    m.curves.find((c) => c.pretraining === 'cc12m'),
+    { pretraining: 'cc12m', steps: [0, 25], named: [100, 50] },
+  );
+  const figure = mechanismFigure(m) as { data: { x: number[] }[]; layout: { xaxis: { type: string } } };
+  assert.equal(figure.data.length, 4);
+  assert.equal(figure.layout.xaxis.type, 'log');
+  assert.deepEqual(figure.data[2]!.x, [3, 2], 'mentions + 1 on the log axis');
+  assert.equal((namingCurvesFigure(m) as { data: unknown[] }).data.length, 2);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("Spearman's rank correlation: monotone is 1, reversed is −1, ties averaged, too few pairs NaN", () => {
+  assert.equal(spearman([1, 2, 3, 4], [10, 20, 30, 40]), 1);
+  assert.equal(spearman([1, 2, 3, 4], [4, 3, 2, 1]), -1);
+  assert.ok(Math.abs(spearman([1, 1, 2, 3], [1, 2, 3, 4]) - 0.9486832980505138) < 1e-12);
+  assert.ok(Number.isNaN(spearman([1, 2], [1, 2])));
+  assert.ok(Number.isNaN(spearman([1, 2, 3], [5, 5, 5])), 'no variation: undefined');
 });

@@ -280,16 +280,25 @@ test('03-table3: Table 3 measured beside the paper, claims, curves, captions, si
     'the claims table',
   );
   const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: number[] }[] });
-  assert.equal(figures.length, 5, 'bars, the claims forest plot, CIDEr curves, loss curves, checkpoint choice');
+  assert.equal(
+    figures.length,
+    7,
+    'bars, the claims forest plot, the mechanism (frequency vs naming, naming per step), CIDEr curves, loss curves, checkpoint choice',
+  );
+  assert.equal(figures[2]!.data.length, 4, 'CC3M and CC12M, zero-shot and fine-tuned');
+  assert.ok(
+    nb.tables.some((h) => h.includes('Spearman')),
+    'the mechanism table',
+  );
   assert.ok(
     nb.tables.some((h) => h.includes('Ground-truth judge') && h.includes('CHAIR_s')),
     'the grounding table',
   );
   assert.deepEqual(
-    figures[2]!.data.map((d) => d.name),
+    figures[4]!.data.map((d) => d.name),
     ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'],
   );
-  for (const curve of figures[2]!.data) assert.ok(curve.x.length >= 2, `${curve.name}: a CIDEr curve`);
+  for (const curve of figures[4]!.data) assert.ok(curve.x.length >= 2, `${curve.name}: a CIDEr curve`);
   // one line per row and seed: its runs, trained now or reused, the step chosen on val
   for (const row of ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'])
     assert.match(

@@ -79,7 +79,7 @@ function writeRuns(runsRoot: string, options: { test?: boolean } = {}): Table3Re
       finetuneRun: run,
     };
   });
-  return { config: { ...RECIPES.tiny, seed: 0 }, rows, human: { val: { overall: NaN } }, pools: {}, seconds: 0 };
+  return { config: { ...RECIPES.tiny, seed: 0 }, rows, inputs: {} as never, human: { val: { overall: NaN } }, pools: {}, seconds: 0 };
 }
 
 const runsRoot = path.join(temporary, 'runs');

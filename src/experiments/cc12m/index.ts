@@ -6,6 +6,7 @@
  */
 import { claimsFigure, type Claim } from '../claims';
 import * as fig6Module from './fig6';
+import * as mechanismModule from './mechanism';
 import * as table11Module from './table11';
 import * as table12Module from './table12';
 import * as table3Module from './table3';
@@ -27,6 +28,11 @@ export const table3 = {
   rows: table3Module.table3SeedRows,
   judgeRows: table3Module.table3JudgeRows,
   groundingNote: table3Module.table3GroundingNote,
+  /** Issue #26's mechanism from Table 3's stored captions: pool frequency vs naming, naming per fine-tuning step. */
+  mechanism: mechanismModule.table3Mechanism,
+  mechanismSummary: mechanismModule.mechanismSummary,
+  mechanismFigure: mechanismModule.mechanismFigure,
+  namingCurvesFigure: mechanismModule.namingCurvesFigure,
   claims: table3Module.table3Claims,
   claimList: table3Module.table3ClaimList,
   forest: forestOf(table3Module.table3ClaimList, "Table 3's claims"),

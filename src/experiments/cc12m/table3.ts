@@ -21,6 +21,8 @@ export type Table3Row = { pretraining: PretrainSource } & Omit<ResultRow, 'label
 export interface Table3Result {
   config: Recipe;
   rows: Table3Row[];
+  /** The files the rows were trained and scored on (pools, COCO, nocaps; the world's folder). */
+  inputs: Inputs;
   /** Leave-one-out CIDEr-D of the references (one scored against the others): the tables' "Human" row. */
   human: { val: HumanScores; test?: HumanScores };
   /** Pairs in each pre-training pool. */
@@ -41,7 +43,7 @@ export async function runTable3(recipe: Recipe, options: ExperimentOptions): Pro
   const started = Date.now();
   const { inputs, results } = await runVariants(recipe, table3Variants(recipe), options);
   const rows: Table3Row[] = results.map(({ label: _label, ...r }, i) => ({ pretraining: recipe.rows[i]!, ...r }));
-  return { config: recipe, rows, human: humanBaseline(inputs), pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
+  return { config: recipe, rows, inputs, human: humanBaseline(inputs), pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
 }
 
 /** The human baseline of the inputs' nocaps val (and test) references. */
