@@ -15,6 +15,8 @@ import type * as TF from '@tensorflow/tfjs';
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { PACKAGE_ROOT } from '../paths';
+
 type Tfjs = typeof TF;
 type TensorInfo = TF.TensorInfo;
 type KernelConfig = NonNullable<ReturnType<Tfjs['getKernel']>>;
@@ -165,7 +167,10 @@ let addonError: string | undefined;
 
 /** sha256 over native/*.c and *.h (native/source-digest.cjs: scripts/build-native.mjs compiles the same digest into the addon). */
 export function nativeSourceDigest(nativeDir: string): string {
-  return (require(path.resolve(nativeDir, 'source-digest.cjs')) as { nativeSourceDigest(dir: string): string }).nativeSourceDigest(nativeDir);
+  // this package's digest code, applied to any native/ folder (a stale copy elsewhere has none of its own)
+  return (require(path.join(PACKAGE_ROOT, 'native', 'source-digest.cjs')) as { nativeSourceDigest(dir: string): string }).nativeSourceDigest(
+    path.resolve(nativeDir),
+  );
 }
 
 /** The addon, or throws with why it cannot load (not built, built from other sources, a forced path this CPU lacks, …). */
