@@ -221,3 +221,11 @@ async function select(order: BackendName[], forced: boolean, options: InitBacken
 export function resetBackendSelection(): void {
   current = null;
 }
+
+/**
+ * The backend as far as it changes the floats: tfjs's backend name, with "-native" where cckit's native kernels
+ * replace wasm's (they round differently). Cached weights trained on one must not be loaded as the other's.
+ */
+export function numericBackend(): string {
+  return `${loadTf().getBackend()}${nativeKernelsActive() ? '-native' : ''}`;
+}

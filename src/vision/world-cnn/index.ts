@@ -11,7 +11,7 @@
  * - here: `worldCnn`, loaded from the cache or pre-trained once and saved.
  */
 import * as path from 'path';
-import { loadTf } from '../../tf/backend';
+import { loadTf, numericBackend } from '../../tf/backend';
 import type { Progress } from '../../util/progress';
 import { DEFAULT_WORLD_CNN, type WorldCnn, type WorldCnnConfig } from './model';
 import { pretrainWorldCnn } from './pretrain';
@@ -45,7 +45,7 @@ export async function worldCnn(options: WorldCnnOptions = {}): Promise<WorldCnn>
   const pretrain: PretrainOptions = { ...PRETRAIN_RECIPES[options.recipe ?? 'quick'], ...options.pretrain };
   const tf = loadTf();
   await tf.ready();
-  const id = worldCnnId(config, pretrain, tf.getBackend());
+  const id = worldCnnId(config, pretrain, numericBackend());
   const dir = path.join(options.cacheDir ?? DEFAULT_CACHE_DIR, 'backbones');
   const cached = loadWorldCnn(dir, id);
   if (cached) {

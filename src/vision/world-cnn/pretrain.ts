@@ -8,7 +8,7 @@
  * switches the tfjs backend: it uses the current one (callers run `initBackend` first, as the CLI
  * does).
  */
-import { loadTf } from '../../tf/backend';
+import { loadTf, numericBackend } from '../../tf/backend';
 import type { Progress } from '../../util/progress';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import { buildConcepts } from '../../world/concepts';
@@ -114,9 +114,9 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
     ...heldOut,
     renderMs,
     trainMs,
-    backend: tf.getBackend(),
+    backend: numericBackend(),
   };
-  return model.withIdentity(id ?? worldCnnId(config, options, tf.getBackend()), scale, metrics);
+  return model.withIdentity(id ?? worldCnnId(config, options, numericBackend()), scale, metrics);
 }
 
 /**
