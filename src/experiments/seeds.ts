@@ -4,7 +4,7 @@
  * Claims are judged on every seed's difference, not on one run.
  */
 import type { GroundingFiguresJson } from '../runs/layout';
-import type { ResultRow, Scores } from './runner';
+import type { ExperimentResult, ResultRow, Scores } from './runner';
 
 export const DOMAIN_KEYS = ['in', 'near', 'out', 'overall'] as const;
 
@@ -117,4 +117,16 @@ export function spreadRowsWithGrounding(perSeed: readonly (readonly ResultRow[])
       'CHAIR_s %': formatSpread(chair.get(label)!.overall),
     };
   });
+}
+
+/**
+ * An ablation's table over seeds (`spreadRowsWithGrounding` of each seed's rows) with the paper's column of its
+ * one-seed table (`paperRows`, row for row) beside.
+ */
+export function seedRowsWithPaper(
+  perSeed: readonly ExperimentResult[],
+  paperRows: (result: ExperimentResult) => readonly { paper?: string | number }[],
+): Record<string, string | number>[] {
+  const paper = perSeed[0] ? paperRows(perSeed[0]) : [];
+  return spreadRowsWithGrounding(perSeed.map((r) => r.rows)).map((row, i) => ({ ...row, paper: paper[i]?.paper ?? '' }));
 }

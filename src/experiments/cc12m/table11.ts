@@ -8,7 +8,7 @@ import type { Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
-import { differences, spreadRowsWithGrounding } from '../seeds';
+import { differences, seedRowsWithPaper } from '../seeds';
 
 /** The grid: masking rates (the paper found the highest it tried best). */
 export const TABLE11_RATES = [0.2, 0.4, 0.8];
@@ -37,8 +37,7 @@ export function table11Rows(result: ExperimentResult): Record<string, string | n
 
 /** Table 11 over seeds: CIDEr by domain (mean ± std) with the judge's figures, and the paper's numbers. */
 export function table11SeedRows(perSeed: readonly ExperimentResult[]): Record<string, string | number>[] {
-  const paper = perSeed[0] ? table11Rows(perSeed[0]) : [];
-  return spreadRowsWithGrounding(perSeed.map((r) => r.rows)).map((row, i) => ({ ...row, paper: paper[i]?.paper ?? '' }));
+  return seedRowsWithPaper(perSeed, table11Rows);
 }
 
 /** The paper's Table 11 claims: the best MLM rate beats IC, and the highest rate beats every other rate. */

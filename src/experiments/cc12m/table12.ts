@@ -10,7 +10,7 @@ import type { Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
-import { differences, spreadRowsWithGrounding } from '../seeds';
+import { differences, seedRowsWithPaper } from '../seeds';
 
 /** The added objectives' settings (the paper states no MOC masking rate; this is ours). */
 export const TABLE12_OBJECTIVES: Required<Pick<ObjectiveWeights, 'moc' | 'vlm'>> = {
@@ -47,8 +47,7 @@ export function table12Rows(result: ExperimentResult): Record<string, string | n
 
 /** Table 12 over seeds: CIDEr by domain (mean ± std) with the judge's figures, and the paper's overall. */
 export function table12SeedRows(perSeed: readonly ExperimentResult[]): Record<string, string | number>[] {
-  const paper = perSeed[0] ? table12Rows(perSeed[0]) : [];
-  return spreadRowsWithGrounding(perSeed.map((r) => r.rows)).map((row, i) => ({ ...row, paper: paper[i]?.paper ?? '' }));
+  return seedRowsWithPaper(perSeed, table12Rows);
 }
 
 /** The paper's Table 12 claims: MOC helps IC, VLM does not. */
