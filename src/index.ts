@@ -41,7 +41,6 @@ export * as claims from './experiments/claims';
 export * as cc12m from './experiments/cc12m';
 export * as cc3m from './experiments/cc3m';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
-export * as datasets from './experiments/cc3m-dataset';
 export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';
