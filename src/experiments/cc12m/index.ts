@@ -7,6 +7,7 @@
 import { claimsFigure, type Claim } from '../claims';
 import * as fig6Module from './fig6';
 import * as mechanismModule from './mechanism';
+import * as table1Module from './table1';
 import * as table11Module from './table11';
 import * as table12Module from './table12';
 import * as table3Module from './table3';
@@ -21,6 +22,14 @@ const forestOf =
   <R>(claimList: (perSeed: readonly R[]) => Claim[], title: string, unit = 'CIDEr ×100') =>
   (perSeed: readonly R[]) =>
     claimsFigure(claimList(perSeed), { title: `${title}: per-seed differences (the claim’s way to the right of 0)`, unit });
+
+/** Table 1 and the pipelines' funnels from the prepared pools (no training): `run` measures the statistics. */
+export const table1 = {
+  ...table1Module,
+  run: table1Module.measureTable1,
+  rows: table1Module.table1Rows,
+  figure: table1Module.rareWordsFigure,
+};
 
 export const table3 = {
   ...table3Module,
