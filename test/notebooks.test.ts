@@ -173,7 +173,8 @@ function captionGrid(nb: Executed, minItems: number): void {
     assert.ok(['in', 'near', 'out'].includes(it.domain ?? ''));
     assert.equal(typeof it.score, 'number');
   }
-  const published = nb.withMime(RUN);
+  // a compare view (show.compare) publishes its pair too, with `compareWith`
+  const published = nb.withMime(RUN).filter((o) => !(o.data![RUN] as { compareWith?: string }).compareWith);
   assert.equal(published.length, 1, 'one run published for the sidebar');
   const runDir = (published[0]!.data![RUN] as { runDir: string }).runDir;
   assert.ok(
