@@ -44,7 +44,7 @@ export interface Mechanism {
 }
 
 /** World concepts outside COCO's 80 (the long tail); undefined without the world's concepts.json (real data). */
-function tailConcepts(worldRoot: string | undefined): Set<string> | undefined {
+export function tailConcepts(worldRoot: string | undefined): Set<string> | undefined {
   const file = worldRoot && path.join(worldRoot, 'concepts.json');
   if (!file || !fs.existsSync(file)) return undefined;
   return new Set((readJsonFile(file) as { name: string; coco: boolean }[]).filter((c) => !c.coco).map((c) => c.name));

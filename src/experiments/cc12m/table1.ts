@@ -11,8 +11,8 @@ import { fastTokenize } from '../../text/fast-tokenizer';
 import { formatLength, tsvStats } from '../../data/stats';
 import type { CaptionStatistics } from '../../data/stats';
 import { paperNumbers } from '../../report/paper';
-import { readJsonFile } from '../../util/json';
 import type { Inputs } from '../recipe';
+import { tailConcepts } from './mechanism';
 
 type Row = Record<string, string | number>;
 type Figure = { data: object[]; layout: object };
@@ -152,11 +152,9 @@ export interface Table1 {
 
 /** The world's long-tail words: names of its non-COCO concepts, frequent in the CC12M pool, rare or absent in CC3M's. */
 function worldRareWords(inputs: Inputs, top = 4): string[] {
-  const conceptsFile = inputs.worldRoot && path.join(inputs.worldRoot, 'concepts.json');
-  if (!conceptsFile || !fs.existsSync(conceptsFile)) return [];
-  const longTail = new Set(
-    (readJsonFile(conceptsFile) as { name: string; coco: boolean }[]).filter((c) => !c.coco && /^[a-z]+$/.test(c.name)).map((c) => c.name),
-  );
+  const tail = tailConcepts(inputs.worldRoot);
+  if (!tail) return [];
+  const longTail = new Set([...tail].filter((name) => /^[a-z]+$/.test(name)));
   const counts = (file: string) => {
     const m = new Map<string, number>();
     for (const caption of byUrl(file).values()) for (const t of fastTokenize(caption)) m.set(t, (m.get(t) ?? 0) + 1);
