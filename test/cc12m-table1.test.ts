@@ -1,8 +1,11 @@
 /** CC12M Table 1 and the funnels as rows (src/experiments/cc12m/table1.ts). */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { funnelFigure, funnelRows, table1Directions, yieldRows, type FunnelStage, type Table1 } from '../src/experiments/cc12m/table1';
+import { readFunnels, funnelFigure, funnelRows, table1Directions, yieldRows, type FunnelStage, type Table1 } from '../src/experiments/cc12m/table1';
 
 const funnels: Record<'cc3m' | 'cc12m', FunnelStage[]> = {
   cc3m: [
@@ -57,4 +60,13 @@ test("Table 1's directions: CC12M vs CC3M here and in the paper", () => {
       ['CC12M higher', 'yes'],
     ],
   );
+});
+
+test('a malformed funnel line is an error naming the file and line', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-funnel-'));
+  fs.writeFileSync(path.join(dir, 'kept.tsv'), '');
+  fs.writeFileSync(path.join(dir, 'funnel.jsonl'), '{"stage":"read","in":1,"out":1,"rejected":{}}\n{oops\n');
+  const inputs = { pools: { cc3m: path.join(dir, 'kept.tsv'), cc12m: path.join(dir, 'none', 'kept.tsv') } } as never;
+  assert.throws(() => readFunnels(inputs), /funnel\.jsonl.*line 2: not a JSON funnel stage/);
+  fs.rmSync(dir, { recursive: true, force: true });
 });

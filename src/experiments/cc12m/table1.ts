@@ -11,6 +11,7 @@ import { fastTokenize } from '../../text/fast-tokenizer';
 import { formatLength, tsvStats } from '../../data/stats';
 import type { CaptionStatistics } from '../../data/stats';
 import { paperNumbers } from '../../report/paper';
+import { InputError } from '../../util/json';
 import type { Inputs } from '../recipe';
 import { tailConcepts } from './mechanism';
 
@@ -34,7 +35,14 @@ export function readFunnels(inputs: Inputs): Partial<Record<Pool, FunnelStage[]>
   const out: Partial<Record<Pool, FunnelStage[]>> = {};
   for (const pool of POOLS) {
     const file = path.join(path.dirname(inputs.pools[pool]), 'funnel.jsonl');
-    if (fs.existsSync(file)) out[pool] = lines(file).map((l) => JSON.parse(l) as FunnelStage);
+    if (!fs.existsSync(file)) continue;
+    out[pool] = lines(file).map((l, i) => {
+      try {
+        return JSON.parse(l) as FunnelStage;
+      } catch {
+        throw new InputError(file, `line ${i + 1}: not a JSON funnel stage`);
+      }
+    });
   }
   return out;
 }
