@@ -44,7 +44,7 @@ test('a claims table row shows the signed per-seed differences, its leading colu
 });
 
 test('the summary line counts each verdict that occurs', () => {
-  assert.equal(claimsSummary(['holds', 'holds', 'within noise', 'does not hold'], 3), '2 of 4 claims hold on every seed; 1 within seed noise; 1 do not hold.');
+  assert.equal(claimsSummary(['holds', 'holds', 'within noise', 'does not hold'], 3), '2 of 4 claims hold on every seed; 1 within noise; 1 do not hold.');
   assert.equal(claimsSummary(['holds', 'partly', 'not measured'], 1), '1 of 3 claims hold; 1 partly; 0 do not hold; 1 not measured.');
 });
 
@@ -75,4 +75,20 @@ test('the forest plot: one row per claim, every seed a point, the mean with its 
   assert.deepEqual(fig.layout.yaxis.ticktext, ['holds everywhere', 'seeds disagree', 'behind']);
   assert.equal(fig.layout.xaxis.zeroline, true);
   assert.match(fig.layout.xaxis.title.text, /CIDEr ×100/);
+});
+
+test('the forest plot draws each seed’s interval as a bar around its point, where the claim has one', () => {
+  const fig = claimsFigure([
+    claimOver('with intervals', 'p', [2, 1], {
+      intervals: [
+        { low: 0.5, high: 3 },
+        { low: -0.5, high: 1.5 },
+      ],
+    }),
+    claimOver('without', 'p', [1, 2]),
+  ]) as { data: Record<string, unknown>[] };
+  const points = fig.data.filter((t) => String(t.name).endsWith('each seed'));
+  const noisy = points.find((t) => t.name === 'within noise: each seed')!;
+  assert.deepEqual(noisy.error_x, { type: 'data', symmetric: false, array: [1, 0.5], arrayminus: [1.5, 1.5], visible: true, thickness: 1, width: 2 });
+  assert.equal(points.find((t) => t.name === 'holds: each seed')!.error_x, undefined);
 });

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import {
+  perImageOfRows,
   table3ClaimList,
   table3Claims,
   table3Figure,
@@ -16,6 +17,9 @@ import {
 } from '../src/experiments/cc12m/table3';
 import { mechanismFigure, namingCurvesFigure, spearman, table3Mechanism } from '../src/experiments/cc12m/mechanism';
 import { RECIPES } from '../src/experiments/recipe';
+import { scoreCases } from '../src/decode/evaluate-run';
+import type { PerImageCider } from '../src/metrics/bootstrap';
+import type { ResultRow } from '../src/experiments/runner';
 
 type Domains = { in: number; near: number; out: number; overall: number };
 const d = (inD: number, near: number, out: number): Domains => ({ in: inD, near, out, overall: (inD + near + out) / 3 });
@@ -164,4 +168,103 @@ test("Spearman's rank correlation: monotone is 1, reversed is −1, ties average
   assert.ok(Math.abs(spearman([1, 1, 2, 3], [1, 2, 3, 4]) - 0.9486832980505138) < 1e-12);
   assert.ok(Number.isNaN(spearman([1, 2], [1, 2])));
   assert.ok(Number.isNaN(spearman([1, 2, 3], [5, 5, 5])), 'no variation: undefined');
+});
+
+/**
+ * Per-image scores whose means are `scores` (×100): four images per domain, each domain's scores its mean ± `noise`
+ * (the sign pattern shifted by `shift`, so two rows' noise does not cancel in their difference).
+ */
+function perImageOf(scores: Domains, noise: number, shift: number): PerImageCider {
+  const domainsOf = ['in', 'near', 'out'] as const;
+  const ids: string[] = [];
+  const domains: PerImageCider['domains'] = [];
+  const withinDomain: number[] = [];
+  domainsOf.forEach((d, k) =>
+    [1, -1, -1, 1].forEach((sign, i) => {
+      ids.push(String(4 * k + i));
+      domains.push(d);
+      withinDomain.push((scores[d] + (i % 2 === shift % 2 ? sign : -sign) * noise) / 100);
+    }),
+  );
+  return { ids, domains, withinDomain, overall: ids.map(() => scores.overall / 100) };
+}
+
+/** `seedResult` with per-image scores for every row and split, spread by `noise` (CIDEr ×100) around the row's. */
+function withNoise(result: Table3Result, noise: number): Table3Result {
+  const perImage = Object.fromEntries(
+    result.rows.map((row, i) => [
+      row.pretraining,
+      {
+        val: perImageOf(row.finetuned, noise, i),
+        test: perImageOf(row.test!.finetuned, noise, i),
+        ...(row.zeroShot ? { zeroShot: perImageOf(row.zeroShot, noise, i + 1) } : {}),
+      },
+    ]),
+  );
+  return { ...result, perImage };
+}
+
+test('with per-image scores every claim carries a bootstrap interval per seed, and "holds" needs every interval above zero', () => {
+  const quiet = table3ClaimList([withNoise(seedResult(0, 8), 1), withNoise(seedResult(1, 9), 1)]);
+  const out = quiet.find((c) => c.claim === 'CC12M beats CC3M out of domain')!;
+  assert.equal(out.verdict, 'holds');
+  assert.equal(out.intervals!.length, 2);
+  assert.ok(out.intervals!.every((i) => i!.low > 0));
+  // the interval's estimate is the claim's difference (the per-image means are the row's scores)
+  assert.ok(Math.abs(out!.intervals![0]!.estimate! - 8) < 1e-9);
+  assert.match(
+    table3Claims([withNoise(seedResult(0, 8), 1)]).find((r) => r.claim === 'CC12M beats CC3M out of domain')!['measured (per seed)'],
+    /^\+8\.0 \[\+\d/,
+  );
+  const lead = quiet.find((c) => c.claim === "CC12M's gain over CC3M is largest out of domain")!;
+  assert.ok(Math.abs(lead!.intervals![0]!.estimate! - 6) < 1e-9, 'the difference of differences, resampled jointly');
+  assert.ok(
+    quiet.every((c) => c.intervals?.every((i) => i !== undefined)),
+    'every claim, zero-shot and test included',
+  );
+  // the same differences with noisy images: the seeds agree, the intervals reach zero
+  const noisy = table3ClaimList([withNoise(seedResult(0, 8), 40), withNoise(seedResult(1, 9), 40)]);
+  const noisyOut = noisy.find((c) => c.claim === 'CC12M beats CC3M out of domain')!;
+  assert.deepEqual(noisyOut.differences, [8, 9]);
+  assert.ok(noisyOut.intervals!.some((i) => i!.low <= 0));
+  assert.equal(noisyOut.verdict, 'within noise');
+  // deterministic: the seed's recipe seed seeds the resampling
+  assert.deepEqual(table3ClaimList([withNoise(seedResult(0, 8), 40)])[3]!.intervals, table3ClaimList([withNoise(seedResult(0, 8), 40)])[3]!.intervals);
+});
+
+test("a row's per-image scores come from its runs' stored captions, kept only where they give the row's scores", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-perimage-'));
+  const domains = ['in', 'near', 'out'] as const;
+  const cases = (right: number) =>
+    Array.from({ length: 9 }, (_, i) => ({
+      imageId: String(i),
+      references: [`a dog number ${i} on a sofa`, `a dog ${i} sleeping`, `the ${i} dog on a sofa`],
+      candidate: i < right ? `a dog number ${i} on a sofa` : 'a car',
+      domain: domains[i % 3],
+    }));
+  const store = (run: string, split: string, c: ReturnType<typeof cases>) => {
+    fs.mkdirSync(path.join(dir, run, 'predictions'), { recursive: true });
+    const items = c.map((x) => ({ image_id: Number(x.imageId), caption: x.candidate, references: x.references, domain: x.domain }));
+    fs.writeFileSync(path.join(dir, run, 'predictions', `${split}.json`), JSON.stringify({ version: 1, run, split, items }));
+    const d = scoreCases(c, { metrics: ['cider'] }).domains!;
+    return { in: 100 * d.in!.CIDEr!, near: 100 * d.near!.CIDEr!, out: 100 * d.out!.CIDEr!, overall: 100 * d.overall!.CIDEr! };
+  };
+  const good = store('ft-good', 'nocaps-val', cases(6));
+  const zero = store('pre-good', 'nocaps-val', cases(3));
+  const other = store('ft-off', 'nocaps-val', cases(2));
+  const rows: ResultRow[] = [
+    { label: 'cc12m', finetuned: good, zeroShot: zero, finetuneRun: 'ft-good', pretrainRun: 'pre-good' },
+    { label: 'cc3m', finetuned: { ...other, overall: other.overall + 1 }, finetuneRun: 'ft-off' },
+    { label: 'none', finetuned: good, test: { finetuned: good }, finetuneRun: 'ft-missing' },
+  ];
+  const { perImage, notes } = perImageOfRows(rows, dir);
+  assert.deepEqual(Object.keys(perImage.cc12m!), ['val', 'zeroShot']);
+  assert.equal(perImage.cc12m!.val!.ids.length, 9);
+  assert.deepEqual(perImage.cc3m, {}, 'the stored captions do not give the row’s scores');
+  assert.deepEqual(perImage.none, {});
+  assert.equal(notes.length, 3);
+  assert.match(notes[0]!, /cc3m val \(ft-off nocaps-val\): the stored captions score/);
+  assert.match(notes[1]!, /none val .*no stored captions/);
+  assert.match(notes[2]!, /none test .*no stored captions/);
+  fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -8,9 +8,13 @@
  * (Table 4) counts how many go the claim's way.
  */
 /**
- * - holds: every seed (and every compared pair) goes the claim's way;
- * - does not hold: none does;
- * - within noise: the seeds of one comparison disagree in sign;
+ * - holds: every seed (and every compared pair) goes the claim's way; where the claim carries per-seed
+ *   intervals (a paired bootstrap over the evaluated images, src/metrics/bootstrap.ts), also every seed's
+ *   interval excludes zero on the claim's side;
+ * - does not hold: none does (with intervals: every seed against the claim and every interval excluding zero
+ *   on the other side);
+ * - within noise: the seeds of one comparison disagree in sign, or (with intervals) they agree but some seed's
+ *   interval reaches zero;
  * - partly: several comparisons, some the claim's way on every seed and some not (the count says how many);
  * - not measured: a number is missing;
  * - not testable: measured, but every compared model is too degenerate for the comparison to mean anything
@@ -32,6 +36,30 @@ export function verdictOver(differences: readonly number[], options: { atLeast?:
   if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
   if (differences.every((d) => (options.atLeast ? d >= 0 : d > 0))) return 'holds';
   if (differences.every((d) => d < 0)) return 'does not hold';
+  return 'within noise';
+}
+
+/** A per-seed interval of a difference A − B (e.g. the 95% bootstrap interval over images). */
+export interface Interval {
+  low: number;
+  high: number;
+  /** The difference on the observed data, as the interval's source computed it (a check against `differences`). */
+  estimate?: number;
+}
+
+/**
+ * A claim "A > B" over seeds from the per-seed differences A − B and each seed's interval of that difference:
+ * it holds when A is ahead on every seed and every interval lies above zero, does not hold when A is behind on
+ * every seed and every interval lies below zero, and is within noise otherwise (the seeds disagree, or some
+ * seed's interval reaches zero). `atLeast` reads "A ≥ B": a tie, or an interval touching zero from above, goes
+ * the claim's way. Not measured when a difference or a bound is missing, or the counts differ.
+ */
+export function verdictWithIntervals(differences: readonly number[], intervals: readonly Interval[], options: { atLeast?: boolean } = {}): Verdict {
+  if (differences.length === 0 || differences.length !== intervals.length) return 'not measured';
+  if (differences.some((d) => !Number.isFinite(d)) || intervals.some((i) => !Number.isFinite(i.low) || !Number.isFinite(i.high))) return 'not measured';
+  const ahead = (x: number) => (options.atLeast ? x >= 0 : x > 0);
+  if (differences.every(ahead) && intervals.every((i) => ahead(i.low))) return 'holds';
+  if (differences.every((d) => d < 0) && intervals.every((i) => i.high < 0)) return 'does not hold';
   return 'within noise';
 }
 
@@ -88,9 +116,16 @@ export function rankClaim(claim: string, paper: string, agreement: readonly Rank
   };
 }
 
+const signed = (x: number): string => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—');
+
 /** "+5.0, -2.0, —": per-seed values with their sign, one decimal; — where not measured. */
 export function signedValues(values: readonly number[]): string {
-  return values.map((x) => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—')).join(', ');
+  return values.map(signed).join(', ');
+}
+
+/** "+3.1 [+0.4, +5.9]; -1.0 (no interval)": per-seed values, each with its interval (or the lack of one). */
+export function signedValuesWithIntervals(values: readonly number[], intervals: readonly (Interval | undefined)[]): string {
+  return values.map((x, i) => `${signed(x)} ${intervals[i] ? `[${signed(intervals[i].low)}, ${signed(intervals[i].high)}]` : '(no interval)'}`).join('; ');
 }
 
 /** A claim with its numbers: what the claims table shows and the forest plot draws. */
@@ -100,6 +135,11 @@ export interface Claim {
   paper: string;
   /** Per-seed differences, > 0 the claim's way. */
   differences: number[];
+  /**
+   * Per-seed intervals of the differences (a paired bootstrap over images), where measured. The verdict uses
+   * them only when every seed has one (`verdictWithIntervals`); otherwise it is the sign rule (`verdictOver`).
+   */
+  intervals?: (Interval | undefined)[];
   verdict: Verdict;
   /** Text before the differences in the table ("out gain − COCO gain: "). */
   measuredAs?: string;
@@ -109,24 +149,32 @@ export interface Claim {
   columns?: Record<string, string>;
 }
 
-/** A claim "A − B > 0" (or ≥ 0) over seeds, its verdict computed from the differences. */
+/**
+ * A claim "A − B > 0" (or ≥ 0) over seeds, its verdict computed from the differences, and from each seed's
+ * interval when `intervals` gives one for every seed (the sign rule when some seed has none; the table then
+ * says "(no interval)" beside it).
+ */
 export function claimOver(
   claim: string,
   paper: string,
   differences: number[],
-  options: { atLeast?: boolean; measuredAs?: string; columns?: Record<string, string> } = {},
+  options: { atLeast?: boolean; measuredAs?: string; columns?: Record<string, string>; intervals?: readonly (Interval | undefined)[] } = {},
 ): Claim {
+  // intervals that are all missing (results without per-image scores) are no intervals: the sign rule, as before
+  const intervals = options.intervals?.some((i) => i !== undefined) ? options.intervals : undefined;
+  const everySeed = intervals !== undefined && intervals.length === differences.length && intervals.every((i) => i !== undefined);
   return {
     claim,
     paper,
     differences,
-    verdict: verdictOver(differences, options),
+    ...(intervals ? { intervals: [...intervals] } : {}),
+    verdict: everySeed ? verdictWithIntervals(differences, intervals as Interval[], options) : verdictOver(differences, options),
     ...(options.measuredAs ? { measuredAs: options.measuredAs } : {}),
     ...(options.columns ? { columns: options.columns } : {}),
   };
 }
 
-/** The claims table row: claim, paper, the per-seed differences, the verdict ("here"). */
+/** The claims table row: claim, paper, the per-seed differences (with their intervals, where measured), the verdict ("here"). */
 export interface ClaimRow {
   claim: string;
   paper: string;
@@ -139,16 +187,20 @@ export function claimRows(claims: readonly Claim[]): (ClaimRow & Record<string, 
     ...c.columns,
     claim: c.claim,
     paper: c.paper,
-    'measured (per seed)': c.measured ?? `${c.measuredAs ?? ''}${signedValues(c.differences)}`,
+    'measured (per seed)':
+      c.measured ?? `${c.measuredAs ?? ''}${c.intervals ? signedValuesWithIntervals(c.differences, c.intervals) : signedValues(c.differences)}`,
     here: c.verdict,
   }));
 }
 
-/** "5 of 11 claims hold on every seed; 3 within seed noise; 3 do not hold." — only the verdicts that occur after "hold". */
+/**
+ * "5 of 11 claims hold on every seed; 3 within noise; 3 do not hold." — only the verdicts that occur after "hold".
+ * "Within noise": the seeds disagree, or (where the claims carry bootstrap intervals) some seed's interval reaches zero.
+ */
 export function claimsSummary(verdicts: readonly Verdict[], seeds: number): string {
   const count = (v: Verdict) => verdicts.filter((x) => x === v).length;
   const parts = [`${count('holds')} of ${verdicts.length} claims hold${seeds > 1 ? ' on every seed' : ''}`];
-  if (count('within noise')) parts.push(`${count('within noise')} within seed noise`);
+  if (count('within noise')) parts.push(`${count('within noise')} within noise`);
   if (count('partly')) parts.push(`${count('partly')} partly`);
   parts.push(`${count('does not hold')} do not hold`);
   if (count('not measured')) parts.push(`${count('not measured')} not measured`);
@@ -166,8 +218,9 @@ const VERDICT_COLOURS: Record<Verdict, string> = {
 };
 
 /**
- * A forest plot of claims: one row per claim, each seed's difference a point, the mean with its spread (± one
- * sample standard deviation) a bar, zero marked, the claim's way to the right; colours by verdict. The eye reads
+ * A forest plot of claims: one row per claim, each seed's difference a point (with its bootstrap interval as a
+ * thin bar, where the claim has one), the mean with its spread (± one sample standard deviation) a bar, zero
+ * marked, the claim's way to the right; colours by verdict. The eye reads
  * "holds / noise / does not hold" faster than the table beside it.
  */
 export function claimsFigure(claims: readonly Claim[], options: { title?: string; unit?: string } = {}): { data: object[]; layout: object } {
@@ -194,14 +247,34 @@ export function claimsFigure(claims: readonly Claim[], options: { title?: string
       text: group.map((r) => r.claim),
       hovertemplate: '%{text}<br>mean %{x}<extra></extra>',
     });
+    // each seed's interval as a bar around its point: distances to the bounds (0 where it has none)
+    const seeds = group.flatMap((r) => r.differences.map((d, k) => ({ d, interval: r.intervals?.[k] })));
+    const reach = (distance: (i: Interval, d: number) => number) =>
+      seeds.map(({ d, interval }) => {
+        const r = interval && Number.isFinite(d) ? distance(interval, d) : NaN;
+        return Number.isFinite(r) ? Number(Math.max(0, r).toFixed(2)) : 0;
+      });
     data.push({
       type: 'scatter',
       mode: 'markers',
       name: `${verdict}: each seed`,
       showlegend: false,
-      x: group.flatMap((r) => r.differences.map((d) => (Number.isFinite(d) ? Number(d.toFixed(2)) : null))),
+      x: seeds.map(({ d }) => (Number.isFinite(d) ? Number(d.toFixed(2)) : null)),
       y: group.flatMap((r) => r.differences.map(() => r.y)),
       marker: { symbol: 'circle-open', size: 8, color: VERDICT_COLOURS[verdict] },
+      ...(seeds.some((s) => s.interval)
+        ? {
+            error_x: {
+              type: 'data',
+              symmetric: false,
+              array: reach((i, d) => i.high - d),
+              arrayminus: reach((i, d) => d - i.low),
+              visible: true,
+              thickness: 1,
+              width: 2,
+            },
+          }
+        : {}),
       hoverinfo: 'x',
     });
   }

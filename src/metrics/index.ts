@@ -1,4 +1,5 @@
 export * as bleu from './bleu';
+export * as bootstrap from './bootstrap';
 export * as cider from './cider';
 export * as meteor from './meteor';
 export * as rouge from './rouge';

@@ -9,6 +9,10 @@ import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
 import { differences, spreadRowsWithGrounding } from '../seeds';
+import { seedIntervals, withPerImage, type WithPerImage } from './table3';
+
+/** Fig. 6's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
+export type Fig6Result = WithPerImage<ExperimentResult>;
 
 /** The grid: fractions of the CC12M pool's pairs (100% is always there). */
 export const FIG6_FRACTIONS = [0.25, 0.5];
@@ -21,9 +25,10 @@ export function fig6Variants(fractions: readonly number[] = FIG6_FRACTIONS): Var
   ];
 }
 
-/** Rows labelled `cc3m`, `25% cc12m`, `50% cc12m`, `100% cc12m`. */
-export async function runFig6(recipe: Recipe, options: ExperimentOptions, grid: { fractions?: readonly number[] } = {}): Promise<ExperimentResult> {
-  return runExperiment({ ...recipe, zeroShot: false }, fig6Variants(grid.fractions), options, (l) => (l === 'cc12m' ? '100% cc12m' : l));
+/** Rows labelled `cc3m`, `25% cc12m`, `50% cc12m`, `100% cc12m`, with their per-image CIDEr-D from the stored captions. */
+export async function runFig6(recipe: Recipe, options: ExperimentOptions, grid: { fractions?: readonly number[] } = {}): Promise<Fig6Result> {
+  const result = await runExperiment({ ...recipe, zeroShot: false }, fig6Variants(grid.fractions), options, (l) => (l === 'cc12m' ? '100% cc12m' : l));
+  return withPerImage(result, options.runsRoot ?? 'runs');
 }
 
 /** Pre-training pairs of a row: the CC3M pool, or its fraction of the CC12M pool. */
@@ -51,27 +56,28 @@ export function fig6SeedRows(perSeed: readonly ExperimentResult[]): Record<strin
 
 /**
  * Fig. 6's claims: 25% of CC12M reaches CC3M ("reaches": at most 1 CIDEr point below), 50% and 100% are above
- * CC3M, and more CC12M is better.
+ * CC3M, and more CC12M is better; each seed with its paired bootstrap interval over the nocaps-val images.
  */
-export function fig6ClaimList(perSeed: readonly ExperimentResult[]): Claim[] {
+export function fig6ClaimList(perSeed: readonly Fig6Result[]): Claim[] {
   const rows = perSeed.map((r) => r.rows);
   const labels = (perSeed[0]?.rows ?? []).map((r) => r.label);
   const at = (prefix: string) => labels.find((l) => l.startsWith(prefix)) ?? prefix;
-  const D = (a: string, b: string) => differences(rows, a, b);
+  // A − B + shift over seeds, with each seed's interval of the same quantity
+  const D = (a: string, b: string, shift = 0) => ({
+    differences: differences(rows, a, b).map((d) => d + shift),
+    intervals: seedIntervals(perSeed, 'val', (score) => score(a, 'overall') - score(b, 'overall') + shift),
+  });
+  const claim = (text: string, paperSays: string, m: ReturnType<typeof D>, measuredAs?: string) =>
+    claimOver(text, paperSays, m.differences, { intervals: m.intervals, ...(measuredAs ? { measuredAs } : {}) });
   return [
-    claimOver(
-      '25% of CC12M reaches the CC3M level (≥ CC3M − 1)',
-      'about equal',
-      D(at('25%'), 'cc3m').map((d) => d + 1),
-      { measuredAs: '25% − (CC3M − 1): ' },
-    ),
-    claimOver('50% of CC12M is above CC3M', 'above', D(at('50%'), 'cc3m')),
-    claimOver('100% of CC12M is above CC3M', 'above', D(at('100%'), 'cc3m')),
-    claimOver('100% of CC12M is above 50%', 'more is better', D(at('100%'), at('50%'))),
-    claimOver('50% of CC12M is above 25%', 'more is better', D(at('50%'), at('25%'))),
+    claim('25% of CC12M reaches the CC3M level (≥ CC3M − 1)', 'about equal', D(at('25%'), 'cc3m', 1), '25% − (CC3M − 1): '),
+    claim('50% of CC12M is above CC3M', 'above', D(at('50%'), 'cc3m')),
+    claim('100% of CC12M is above CC3M', 'above', D(at('100%'), 'cc3m')),
+    claim('100% of CC12M is above 50%', 'more is better', D(at('100%'), at('50%'))),
+    claim('50% of CC12M is above 25%', 'more is better', D(at('50%'), at('25%'))),
   ];
 }
 
-export function fig6Claims(perSeed: readonly ExperimentResult[]): ClaimRow[] {
+export function fig6Claims(perSeed: readonly Fig6Result[]): ClaimRow[] {
   return claimRows(fig6ClaimList(perSeed));
 }

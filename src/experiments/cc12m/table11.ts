@@ -9,6 +9,10 @@ import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
 import { differences, seedRowsWithPaper } from '../seeds';
+import { seedIntervals, withPerImage, type WithPerImage } from './table3';
+
+/** Table 11's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
+export type Table11Result = WithPerImage<ExperimentResult>;
 
 /** The grid: masking rates (the paper found the highest it tried best). */
 export const TABLE11_RATES = [0.2, 0.4, 0.8];
@@ -20,9 +24,10 @@ export function table11Variants(rates: readonly number[] = TABLE11_RATES): Varia
   ];
 }
 
-/** Rows labelled `IC (cc12m)`, `mlm@<rate>`. */
-export async function runTable11(recipe: Recipe, options: ExperimentOptions, grid: { rates?: readonly number[] } = {}): Promise<ExperimentResult> {
-  return runExperiment({ ...recipe, zeroShot: false }, table11Variants(grid.rates), options, (l) => (l === 'cc12m' ? 'IC (cc12m)' : l));
+/** Rows labelled `IC (cc12m)`, `mlm@<rate>`, with their per-image CIDEr-D from the stored captions. */
+export async function runTable11(recipe: Recipe, options: ExperimentOptions, grid: { rates?: readonly number[] } = {}): Promise<Table11Result> {
+  const result = await runExperiment({ ...recipe, zeroShot: false }, table11Variants(grid.rates), options, (l) => (l === 'cc12m' ? 'IC (cc12m)' : l));
+  return withPerImage(result, options.runsRoot ?? 'runs');
 }
 
 /** The Table 11 comparison: CIDEr ×100 per domain; the paper's IC and best-MLM (at the highest rate) numbers. */
@@ -40,8 +45,11 @@ export function table11SeedRows(perSeed: readonly ExperimentResult[]): Record<st
   return seedRowsWithPaper(perSeed, table11Rows);
 }
 
-/** The paper's Table 11 claims: the best MLM rate beats IC, and the highest rate beats every other rate. */
-export function table11ClaimList(perSeed: readonly ExperimentResult[]): Claim[] {
+/**
+ * The paper's Table 11 claims: the best MLM rate beats IC, and the highest rate beats every other rate; each seed
+ * with its paired bootstrap interval over the nocaps-val images (the max / min over rates taken on every resample).
+ */
+export function table11ClaimList(perSeed: readonly Table11Result[]): Claim[] {
   const paper = paperNumbers().cc12m.table11_masking;
   const rows = perSeed.map((r) => r.rows);
   const mlm = (perSeed[0]?.rows ?? []).map((r) => r.label).filter((l) => l.startsWith('mlm@'));
@@ -50,14 +58,19 @@ export function table11ClaimList(perSeed: readonly ExperimentResult[]): Claim[] 
   const best = seeds.map((i) => Math.max(...mlm.map((l) => differences(rows, l, 'IC (cc12m)')[i]!)));
   const others = mlm.filter((l) => l !== highest);
   const highestLead = seeds.map((i) => (others.length ? Math.min(...others.map((l) => differences(rows, highest, l)[i]!)) : NaN));
+  const bestIntervals = seedIntervals(perSeed, 'val', (score) => Math.max(...mlm.map((l) => score(l, 'overall') - score('IC (cc12m)', 'overall'))));
+  const leadIntervals = others.length
+    ? seedIntervals(perSeed, 'val', (score) => Math.min(...others.map((l) => score(highest, 'overall') - score(l, 'overall'))))
+    : undefined;
   return [
-    claimOver('the best MLM rate beats IC', `${paper.best_masked_lm_at_highest_rate} vs ${paper.ic}`, best),
+    claimOver('the best MLM rate beats IC', `${paper.best_masked_lm_at_highest_rate} vs ${paper.ic}`, best, { intervals: bestIntervals }),
     claimOver(`the highest masking rate (${highest}) beats the other rates`, 'highest rate best', highestLead, {
       measuredAs: 'lead over the best other rate: ',
+      ...(leadIntervals ? { intervals: leadIntervals } : {}),
     }),
   ];
 }
 
-export function table11Claims(perSeed: readonly ExperimentResult[]): ClaimRow[] {
+export function table11Claims(perSeed: readonly Table11Result[]): ClaimRow[] {
   return claimRows(table11ClaimList(perSeed));
 }

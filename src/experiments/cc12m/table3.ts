@@ -5,13 +5,18 @@
  * On the embedded world (default) the pools are the world's web split run through the paper's two
  * pipelines, COCO and nocaps are its captioned splits; the recipe's `data` points it at real files.
  */
+import * as path from 'path';
+
+import { bootstrapCaptioners, ciderMeans, perImageCider, type BootstrapInterval, type DomainOrOverall, type PerImageCider } from '../../metrics/bootstrap';
+import type { CaptionCase } from '../../metrics/evaluate';
 import { paperNumbers } from '../../report/paper';
+import { predictionSplits, readPredictions } from '../../runs/layout';
 import { formatTable } from '../../report/table';
 import { leaveOneOutCider, type HumanScores } from '../../metrics/human';
 import { readEvalImages } from '../../train/data';
 import type { Inputs, PretrainSource, Recipe } from '../recipe';
 import { fmt } from '../report';
-import { ExperimentOptions, poolSizes, ResultRow, runVariants, Variant } from '../runner';
+import { ExperimentOptions, poolSizes, ResultRow, runVariants, Variant, type Scores } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
 import { differences, formatSpread, groundingPick, PICKS, spread, spreadByLabel, type RowPick, type Spread } from '../seeds';
 
@@ -28,6 +33,13 @@ export interface Table3Result {
   /** Pairs in each pre-training pool. */
   pools: Record<string, number>;
   seconds: number;
+  /**
+   * Per-image CIDEr-D of each row's stored captions (by pre-training data), for the claims' bootstrap intervals.
+   * Absent in results made before it existed: their claims have no intervals.
+   */
+  perImage?: Record<string, RowPerImage>;
+  /** Why a row's split has no per-image scores (no stored captions, or they do not give the row's scores). */
+  perImageNotes?: string[];
 }
 
 /** The recipe's Table 3 rows as variants (label = the pre-training data). */
@@ -43,7 +55,134 @@ export async function runTable3(recipe: Recipe, options: ExperimentOptions): Pro
   const started = Date.now();
   const { inputs, results } = await runVariants(recipe, table3Variants(recipe), options);
   const rows: Table3Row[] = results.map(({ label: _label, ...r }, i) => ({ pretraining: recipe.rows[i]!, ...r }));
-  return { config: recipe, rows, inputs, human: humanBaseline(inputs), pools: poolSizes(inputs), seconds: (Date.now() - started) / 1000 };
+  const { perImage, notes } = perImageOfRows(
+    results.map((r, i) => ({ ...r, label: recipe.rows[i]! })),
+    options.runsRoot ?? 'runs',
+  );
+  return {
+    config: recipe,
+    rows,
+    inputs,
+    human: humanBaseline(inputs),
+    pools: poolSizes(inputs),
+    seconds: (Date.now() - started) / 1000,
+    perImage,
+    ...(notes.length > 0 ? { perImageNotes: notes } : {}),
+  };
+}
+
+// ------------------------------------------------------------------ per-image scores and bootstrap intervals
+
+/** Per-image CIDEr-D of one row's captions on each split it was scored on (stored captions scored again). */
+export interface RowPerImage {
+  val?: PerImageCider;
+  test?: PerImageCider;
+  zeroShot?: PerImageCider;
+  zeroShotTest?: PerImageCider;
+}
+
+/** The row's scores agree with its stored captions' to this much (CIDEr ×100): the same captions, scored again. */
+const SAME_SCORES = 1e-6;
+
+/**
+ * Each row's per-image CIDEr-D on nocaps val and test, fine-tuned (the chosen checkpoint's captions) and zero-shot,
+ * from the captions its runs stored (`runs/<id>/predictions/nocaps-<split>.json`, with their references and
+ * domains). A split is kept only where its per-image means give the row's reported scores; otherwise a note says
+ * why it has no per-image scores (and its claims no interval).
+ */
+export function perImageOfRows(rows: readonly ResultRow[], runsRoot: string): { perImage: Record<string, RowPerImage>; notes: string[] } {
+  const perImage: Record<string, RowPerImage> = {};
+  const notes: string[] = [];
+  for (const row of rows) {
+    const wanted: [keyof RowPerImage, string | undefined, string, Scores | undefined][] = [
+      ['val', row.finetuneRun, 'nocaps-val', row.finetuned],
+      ['test', row.finetuneRun, 'nocaps-test', row.test?.finetuned],
+      ['zeroShot', row.pretrainRun, 'nocaps-val', row.zeroShot],
+      ['zeroShotTest', row.pretrainRun, 'nocaps-test', row.test?.zeroShot],
+    ];
+    const found: RowPerImage = {};
+    for (const [key, run, split, reported] of wanted) {
+      if (!run || !reported) continue;
+      const where = `${row.label} ${key} (${run} ${split})`;
+      try {
+        const scores = storedPerImage(path.join(runsRoot, run), split);
+        if (!scores) {
+          notes.push(`${where}: no stored captions`);
+          continue;
+        }
+        const means = ciderMeans(scores);
+        // a domain with no images is NaN on both sides: no gap
+        const gapAt = (d: DomainOrOverall) => (Number.isNaN(means[d]) && Number.isNaN(reported[d]) ? 0 : Math.abs(100 * means[d] - reported[d]));
+        const gap = Math.max(...(['in', 'near', 'out', 'overall'] as const).map(gapAt));
+        if (gap > SAME_SCORES || !Number.isFinite(gap)) {
+          notes.push(`${where}: the stored captions score ${(100 * means.overall).toFixed(2)} overall, the row ${reported.overall.toFixed(2)}`);
+          continue;
+        }
+        found[key] = scores;
+      } catch (e) {
+        notes.push(`${where}: ${(e as Error).message}`);
+      }
+    }
+    perImage[row.label] = found;
+  }
+  return { perImage, notes };
+}
+
+/** A result with its rows' per-image scores (Tables 11 and Fig. 6 attach them as Table 3 does). */
+export type WithPerImage<T> = T & { perImage?: Record<string, RowPerImage>; perImageNotes?: string[] };
+
+/** `result` with its rows' per-image CIDEr-D read from their runs under `runsRoot` (`perImageOfRows`). */
+export function withPerImage<T extends { rows: readonly ResultRow[] }>(result: T, runsRoot: string): WithPerImage<T> {
+  const { perImage, notes } = perImageOfRows(result.rows, runsRoot);
+  return { ...result, perImage, ...(notes.length > 0 ? { perImageNotes: notes } : {}) };
+}
+
+/** Per-image CIDEr-D of a run's stored split; undefined when the run has no captions of it. */
+function storedPerImage(runDir: string, split: string): PerImageCider | undefined {
+  if (!predictionSplits(runDir).includes(split)) return undefined;
+  const cases = readPredictions(runDir, split).items.map((item): CaptionCase => {
+    const id = String(item.image_id);
+    if (!item.references || item.references.length === 0) throw new Error(`image ${id} has no stored references`);
+    if (!item.domain) throw new Error(`image ${id} has no nocaps domain`);
+    return { imageId: id, references: item.references, candidate: item.caption, domain: item.domain };
+  });
+  return perImageCider(cases);
+}
+
+/** One seed's result as the intervals need it: its seed and its rows' per-image scores. */
+export interface PerImageSeed {
+  config: { seed: number };
+  perImage?: Record<string, RowPerImage>;
+}
+
+/** A row's CIDEr-D (×100) in a domain on a resample: fine-tuned, or zero-shot. */
+export type RowScoreOnDraw = (label: string, domain: DomainOrOverall, which?: 'finetuned' | 'zeroShot') => number;
+
+/** Resamples of each seed's bootstrap (issue #26: a paired bootstrap over images, 95% percentile interval). */
+export const BOOTSTRAP_RESAMPLES = 1000;
+
+/**
+ * Per seed, the 95% bootstrap interval of `statistic` over the nocaps `split` images the seed's rows were scored on:
+ * one resample of the images serves every row and domain the statistic reads, seeded by the seed's recipe seed
+ * (so every claim of a seed sees the same resamples). Undefined for a seed without the per-image scores it reads.
+ */
+export function seedIntervals(
+  perSeed: readonly PerImageSeed[],
+  split: 'val' | 'test',
+  statistic: (score: RowScoreOnDraw) => number,
+  resamples = BOOTSTRAP_RESAMPLES,
+): (BootstrapInterval | undefined)[] {
+  const keys = split === 'val' ? { finetuned: 'val', zeroShot: 'zeroShot' } : { finetuned: 'test', zeroShot: 'zeroShotTest' };
+  return perSeed.map((result) => {
+    if (!result.perImage) return undefined;
+    const captioners: Record<string, PerImageCider | undefined> = {};
+    for (const [label, row] of Object.entries(result.perImage))
+      for (const which of ['finetuned', 'zeroShot'] as const) captioners[`${which} ${label}`] = row[keys[which] as keyof RowPerImage];
+    return bootstrapCaptioners(captioners, (score) => statistic((label, domain, which = 'finetuned') => score(`${which} ${label}`, domain)), {
+      seed: result.config.seed,
+      resamples,
+    });
+  });
 }
 
 /** The human baseline of the inputs' nocaps val (and test) references. */
@@ -214,35 +353,59 @@ export function table3JudgeRows(perSeed: readonly Table3Result[]): Record<string
   }));
 }
 
-/** The paper's Table 3 claims, each with its per-seed differences and the verdict computed from them. */
+/**
+ * The paper's Table 3 claims, each with its per-seed differences, each seed's 95% paired bootstrap interval over
+ * the nocaps images (where the result carries per-image scores) and the verdict computed from them: "holds" only
+ * where every seed goes the claim's way and every seed's interval excludes zero on its side.
+ */
 export function table3ClaimList(perSeed: readonly Table3Result[]): Claim[] {
   const paper = paperNumbers().cc12m.table3_nocaps_val_overall_cider;
   const P = paper.finetuned_on_coco;
   const Z = paper.zero_shot as Record<string, number | undefined>;
   const rows = table3PerSeed(perSeed);
-  const D = (a: string, b: string, d: (typeof TABLE3_DOMAINS)[number] = 'overall', pick: RowPick = PICKS.val) => differences(rows, a, b, d, pick);
-  // CC12M's gain over CC3M out of domain minus its larger gain in or near domain (> 0: largest out of domain)
-  const outLead = (pick: RowPick = PICKS.val) => {
-    const [out, inside, near] = (['out', 'in', 'near'] as const).map((d) => D('cc12m', 'cc3m', d, pick));
-    return out!.map((o, i) => o - Math.max(inside![i]!, near![i]!));
-  };
-  const fineVsZero = rows.map((r) => {
-    const row = r.find((x) => x.label === 'cc12m');
-    return row ? row.finetuned.overall - (row.zeroShot?.overall ?? NaN) : NaN;
+  type Domain = (typeof TABLE3_DOMAINS)[number];
+  type Which = 'val' | 'test' | 'zeroShot';
+  const picks: Record<Which, RowPick> = { val: PICKS.val, test: PICKS.test, zeroShot: PICKS.zeroShot };
+  const splitOf = (which: Which) => (which === 'test' ? 'test' : 'val');
+  const asRow = (which: Which) => (which === 'zeroShot' ? 'zeroShot' : 'finetuned');
+  // a difference A − B with each seed's paired bootstrap interval over the images
+  const D = (a: string, b: string, d: Domain = 'overall', which: Which = 'val') => ({
+    differences: differences(rows, a, b, d, picks[which]),
+    intervals: seedIntervals(perSeed, splitOf(which), (score) => score(a, d, asRow(which)) - score(b, d, asRow(which))),
   });
+  // CC12M's gain over CC3M out of domain minus its larger gain in or near domain (> 0: largest out of domain);
+  // bootstrapped as one statistic: the same resample of images for all six domain scores
+  const outLead = (which: 'val' | 'test' = 'val') => {
+    const [out, inside, near] = (['out', 'in', 'near'] as const).map((d) => D('cc12m', 'cc3m', d, which).differences);
+    const gain = (score: RowScoreOnDraw, d: Domain) => score('cc12m', d) - score('cc3m', d);
+    return {
+      differences: out!.map((o, i) => o - Math.max(inside![i]!, near![i]!)),
+      intervals: seedIntervals(perSeed, which, (score) => gain(score, 'out') - Math.max(gain(score, 'in'), gain(score, 'near'))),
+      measuredAs: 'out gain − larger in/near gain: ',
+    };
+  };
+  const fineVsZero = {
+    differences: rows.map((r) => {
+      const row = r.find((x) => x.label === 'cc12m');
+      return row ? row.finetuned.overall - (row.zeroShot?.overall ?? NaN) : NaN;
+    }),
+    intervals: seedIntervals(perSeed, 'val', (score) => score('cc12m', 'overall') - score('cc12m', 'overall', 'zeroShot')),
+  };
+  const claim = (text: string, paperSays: string, m: { differences: number[]; intervals: (BootstrapInterval | undefined)[]; measuredAs?: string }) =>
+    claimOver(text, paperSays, m.differences, { intervals: m.intervals, ...(m.measuredAs ? { measuredAs: m.measuredAs } : {}) });
   const valOnly = '(val only in the paper)';
   return [
-    claimOver('pre-training on CC3M beats no pre-training', `${P.cc3m} vs ${P.none}`, D('cc3m', 'none')),
-    claimOver('pre-training on CC12M beats no pre-training', `${P.cc12m} vs ${P.none}`, D('cc12m', 'none')),
-    claimOver('CC12M beats CC3M (overall)', `${P.cc12m} vs ${P.cc3m}`, D('cc12m', 'cc3m')),
-    claimOver('CC12M beats CC3M out of domain', 'the gain is mostly out-of-domain', D('cc12m', 'cc3m', 'out')),
-    claimOver("CC12M's gain over CC3M is largest out of domain", 'stated in the text', outLead(), { measuredAs: 'out gain − larger in/near gain: ' }),
-    claimOver('CC3M+CC12M beats CC12M', `${P['cc3m+cc12m']} vs ${P.cc12m}`, D('cc3m+cc12m', 'cc12m')),
-    claimOver('zero-shot, CC3M scores above CC12M', `${Z.cc3m} vs ${Z.cc12m}`, D('cc3m', 'cc12m', 'overall', PICKS.zeroShot)),
-    claimOver('fine-tuning on COCO beats zero-shot (CC12M)', `${P.cc12m} vs ${Z.cc12m}`, fineVsZero),
-    claimOver('test: CC12M beats CC3M (overall)', valOnly, D('cc12m', 'cc3m', 'overall', PICKS.test)),
-    claimOver('test: CC12M beats CC3M out of domain', valOnly, D('cc12m', 'cc3m', 'out', PICKS.test)),
-    claimOver("test: CC12M's gain over CC3M is largest out of domain", valOnly, outLead(PICKS.test), { measuredAs: 'out gain − larger in/near gain: ' }),
+    claim('pre-training on CC3M beats no pre-training', `${P.cc3m} vs ${P.none}`, D('cc3m', 'none')),
+    claim('pre-training on CC12M beats no pre-training', `${P.cc12m} vs ${P.none}`, D('cc12m', 'none')),
+    claim('CC12M beats CC3M (overall)', `${P.cc12m} vs ${P.cc3m}`, D('cc12m', 'cc3m')),
+    claim('CC12M beats CC3M out of domain', 'the gain is mostly out-of-domain', D('cc12m', 'cc3m', 'out')),
+    claim("CC12M's gain over CC3M is largest out of domain", 'stated in the text', outLead()),
+    claim('CC3M+CC12M beats CC12M', `${P['cc3m+cc12m']} vs ${P.cc12m}`, D('cc3m+cc12m', 'cc12m')),
+    claim('zero-shot, CC3M scores above CC12M', `${Z.cc3m} vs ${Z.cc12m}`, D('cc3m', 'cc12m', 'overall', 'zeroShot')),
+    claim('fine-tuning on COCO beats zero-shot (CC12M)', `${P.cc12m} vs ${Z.cc12m}`, fineVsZero),
+    claim('test: CC12M beats CC3M (overall)', valOnly, D('cc12m', 'cc3m', 'overall', 'test')),
+    claim('test: CC12M beats CC3M out of domain', valOnly, D('cc12m', 'cc3m', 'out', 'test')),
+    claim("test: CC12M's gain over CC3M is largest out of domain", valOnly, outLead('test')),
   ];
 }
 
