@@ -137,7 +137,7 @@ test('real data gets the WordNet concept catalog by default; world data the worl
   assert.equal(isWorldData(real), false);
   assert.equal(isWorldData(path.join(dir, 'world/web/cc3m.tsv')), true);
   assert.equal(isWorldData(path.join(dir, 'world/web/cc12m.tsv')), true);
-  // the command line: auto picks WordNet for real data, the world's catalog for world:// data
+  // the command line: auto picks WordNet for real data, the world's catalog for world:// data; entities for both
   const cli = (input: string, ...flags: string[]) =>
     runCli(['filter', '--preset', 'cc3m', '--in', input, '--out', path.join(dir, 'cli-catalog'), '--no-nsfw', '--stages', 'transform', ...flags]);
   let run = cli(real);
@@ -152,7 +152,7 @@ test('real data gets the WordNet concept catalog by default; world data the worl
   assert.equal(keptOf(path.join(dir, 'cli-catalog'))[1], 'a fruit on a table in the kitchen');
   run = cli(path.join(dir, 'world/web/cc3m.tsv'));
   assert.match(run.stdout, /concept catalog: world \(--catalog auto\)/);
-  assert.match(run.stdout, /hypernymised: every-noun \(--hypernyms auto\)/);
+  assert.match(run.stdout, /hypernymised: entities \(--hypernyms auto\)/);
   run = cli(real, '--catalog', 'kg');
   assert.equal(run.status, 1);
   assert.match(run.stderr, /--catalog: "kg"/);

@@ -61,7 +61,7 @@ export async function runFilter(flags: FilterFlags & ShardFlags, command?: Comma
   const catalog = flags.catalog === 'world' || (flags.catalog === 'auto' && isWorldData(flags.in)) ? worldCatalog() : undefined;
   parseChoice('--hypernyms', flags.hypernyms, ['auto', ...HYPERNYM_RULES]);
   // auto: the world's data keeps the rule its pools were calibrated with (issue #26 moves it); real data the paper's
-  const hypernymRule: HypernymRule = flags.hypernyms === 'auto' ? (isWorldData(flags.in) ? 'every-noun' : 'entities') : (flags.hypernyms as HypernymRule);
+  const hypernymRule: HypernymRule = flags.hypernyms === 'auto' ? 'entities' : (flags.hypernyms as HypernymRule);
   const vocabulary = vocabularyChoice(flags.vocabulary, flags.in);
   const preset = PRESETS[flags.preset as PresetName];
   const started = Date.now();

@@ -140,7 +140,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--hypernyms <rule>',
-      "which words the CC3M transform hypernymises: entities (named things, the paper's rule), every-noun (also fine-grained common nouns), or auto (every-noun for world:// data, else entities)",
+      "which words the CC3M transform hypernymises: entities (named things, the paper's rule), every-noun (also fine-grained common nouns), or auto (entities, the paper's rule, for every input)",
       'auto',
     )
     .option(

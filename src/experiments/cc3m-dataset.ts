@@ -392,7 +392,7 @@ export async function measureDatasets(
   const catalog = worldCatalog(world.concepts);
   result.traces = rows.cc3m!.map((r) => ({
     // the world's pool is hypernymised with the old rule; issue #26 moves the world onto the entity rule with its recalibration
-    ...traceCc3mTransform(altText.get(r.url) ?? r.caption, { catalog, hypernymRule: 'every-noun' }),
+    ...traceCc3mTransform(altText.get(r.url) ?? r.caption, { catalog, hypernymRule: 'entities' }),
     url: r.url,
     kept: r.caption,
     truthNames: truth.get(r.url)?.persons ?? [],

@@ -130,7 +130,7 @@ export const TABLE6_INITS = ['none', 'cc3m', 'cc12m'] as const;
 export type Table6Init = (typeof TABLE6_INITS)[number];
 
 export interface NarrativesSection {
-  /** Pre-training steps of Table 10's narratives row (Table 3's rows keep the recipe's). */
+  /** Pre-training steps of Table 10's narratives row: the presets give it Table 3's (similar resources, CC12M app. E.5). */
   pretrainSteps: number;
   /** Table 6: the stage that trains on the narratives' train part (Adam, linear decay, IC, as every stage). */
   captioning: Pick<StageRecipe, 'steps' | 'batchSize' | 'lr' | 'warmup'>;
@@ -220,10 +220,10 @@ const captionerModels = (size: 'tiny' | 'small'): CaptionerSection['models'] => 
  * - `retrieval` (Table 8), tiny: one encoder layer per side of width 128 (MATCHING_SIZES.tiny), 400 pre-training
  *   and 150 fine-tuning steps, so one seed's four rows train in about a minute and a half on one core; small: the
  *   small matching model, ten times the steps.
- * - `narratives` (Tables 6, 10), tiny: the narratives row pre-trains for 300 steps (48 passes over the 200
- *   narratives; Table 3's pools get the recipe's 1,500), Table 6 trains 150 steps on 160 narratives and captions 40.
- * - `captioners` (CC3M Tables 4–7), tiny: 400 steps of batch 25 a run (10,000 captions: one pass over the COCO-like
- *   split's 10,000, about 23 over the Conceptual-like train part's ~430), tiny widths; small: 3,000 steps.
+ * - `narratives` (Tables 6, 10), tiny: the narratives row pre-trains for Table 3's 1,500 steps (similar resources
+ *   for every row, CC12M app. E.5), Table 6 trains 150 steps on 160 narratives and captions 40.
+ * - `captioners` (CC3M Tables 4–7), tiny: 400 steps of batch 25 a run (10,000 captions: about 27 passes over the
+ *   COCO-like split's 375, about 14 over the Conceptual-like train part's ~700), tiny widths; small: 3,000 steps.
  */
 export const RECIPES: Record<'tiny' | 'small', Recipe> = {
   tiny: {
@@ -246,7 +246,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
       finetune: { steps: 150, batchSize: 32, lr: 5e-4, warmup: 15, ...retrievalClip },
       testFraction: 0.5,
     },
-    narratives: { pretrainSteps: 300, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
+    narratives: { pretrainSteps: 1500, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
     captioners: { models: captionerModels('tiny'), features: { '1x1': 'global', '8x8': 'grid' }, steps: 400, ...cc3mTraining() },
   },
   small: {
@@ -269,7 +269,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
       finetune: { steps: 1500, batchSize: 64, lr: 2.5e-4, warmup: 150, ...retrievalClip },
       testFraction: 0.5,
     },
-    narratives: { pretrainSteps: 1000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
+    narratives: { pretrainSteps: 4000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
     captioners: { models: captionerModels('small'), features: { '1x1': 'global', '8x8': 'grid' }, steps: 3000, ...cc3mTraining() },
   },
 };

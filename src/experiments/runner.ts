@@ -18,6 +18,7 @@ import * as path from 'path';
 import { rejudgeRun } from '../decode';
 import { JUDGE_VERSION } from '../metrics/grounding';
 import { filterPool } from '../filters/run';
+import { overlap } from '../filters/overlap';
 import { LogLine, ScoresFile, readScores } from '../runs/layout';
 import { EvalImage, readEvalImages, readExamples } from '../train/data';
 import { train, TrainConfig } from '../train/trainer';
@@ -27,6 +28,7 @@ import { buildWorld } from '../data/build-world';
 import { worldCatalog } from '../world/catalog';
 import { WORLD_GENERATION } from '../world/world';
 import { readJsonFile } from '../util/json';
+import { writeJsonAtomic } from '../util/atomic';
 import { captionSplit, selectCheckpoint, splitCaptioned } from './evaluate';
 import { runJobs } from './jobs';
 import { Inputs, Recipe, trainConfigFor, type WorldSpec } from './recipe';
@@ -145,7 +147,6 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
         out,
         nsfw: recipe.filters.nsfw,
         catalog: worldCatalog(),
-        hypernymRule: 'every-noun', // issue #26 moves the world onto the entity rule with its recalibration
         // the world's words are its own: counted over the pool, threshold scaled (docs/filters.md)
         vocabulary: 'input',
         workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
@@ -153,6 +154,9 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
       });
     }),
   );
+  // CC12M was built disjoint from CC3M (CC12M §3; its README: ~63K of 12.4M URLs shared): the CC12M-like pool is
+  // the relaxed pipeline's pairs minus the strict pipeline's images, and "both" is their union.
+  pools.cc12m = await withoutStrictImages(pools.cc3m, pools.cc12m, say);
   return {
     pools,
     cocoTrain: path.join(root, 'coco', 'captions_train.json'),
@@ -161,6 +165,23 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
     nocapsTest: path.join(root, 'nocaps', 'nocaps_test.json'),
     worldRoot: root,
   };
+}
+
+/** The file name of the relaxed pool without the strict pool's images, beside the relaxed pipeline's own output. */
+export const DISJOINT_POOL_FILE = 'kept-minus-cc3m.tsv';
+
+/**
+ * Writes the relaxed pool's pairs whose image the strict pool does not have (once; `overlap.json` beside it
+ * records how many were removed, so no row leaves silently) and returns that file.
+ */
+async function withoutStrictImages(strict: string, relaxed: string, say: (line: string) => void): Promise<string> {
+  const out = path.join(path.dirname(relaxed), DISJOINT_POOL_FILE);
+  const report = path.join(path.dirname(relaxed), 'overlap.json');
+  if (fs.existsSync(report) && fs.existsSync(out)) return out;
+  const shared = await overlap(strict, relaxed, out);
+  writeJsonAtomic(report, { ...shared, removed: shared.b.rows - (shared.written ?? 0), why: 'CC12M is disjoint from CC3M (CC12M §3)' });
+  say(`cc12m pool: ${shared.written} pairs after removing the ${shared.shared} images the cc3m pool has`);
+  return out;
 }
 
 const cider = (domains: Partial<Record<string, Record<string, number>>> | undefined): Scores => {

@@ -15,8 +15,8 @@
  *  - `'every-noun'`: the rule cckit used before: additionally every fine-grained noun of the concept
  *    catalog and every rare concrete WordNet noun becomes its basic-level hypernym ("beagle" →
  *    "hound", "durian" → "tree"). On real text it generalises common nouns and picks wrong senses
- *    ("cherries" → "woods", "caboose" → "kitchen"); the embedded world's pools are calibrated with it
- *    until issue #26 moves them.
+ *    ("cherries" → "woods", "caboose" → "kitchen"). Kept for comparison only: since world generation 3
+ *    the embedded world uses `'entities'` too, so its CC3M-like pool keeps rare words as CC3M does.
  *
  * WordNet 3.1 is the open stand-in for the Knowledge Graph. Where the image has labels (a pair's
  * `tags`: vision labels, or keywords on real data), the sense they support is chosen: "Queens" with

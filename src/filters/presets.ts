@@ -54,8 +54,8 @@ export interface PipelinePreset {
   /**
    * CC3M §3: which words the hypernymiser replaces (src/filters/hypernyms.ts): 'entities', the paper's
    * Knowledge-Graph entities (names, places, organisations, named products), common nouns kept; or
-   * 'every-noun', cckit's earlier rule that also generalises fine-grained common nouns (the embedded
-   * world's pools until issue #26). Ignored by 'person-placeholder'.
+   * 'every-noun', cckit's earlier rule that also generalises fine-grained common nouns (kept for comparison;
+   * the embedded world uses 'entities' since its generation 3). Ignored by 'person-placeholder'.
    */
   hypernymRule: HypernymRule;
   /** CC3M §3: keep a pair only if each of its concepts occurs ≥ threshold times (CC3M_CONCEPT_PRUNING). */

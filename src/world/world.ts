@@ -17,9 +17,10 @@ import { mixSeed, seededRandom } from '../util/random';
  * Generation of the world's generator: bumped whenever the same (seed, split, id) would give a
  * different image or text, so caches keyed by world URLs (built worlds, filtered pools, the world
  * CNN and its features) are rebuilt instead of reused. 2: calibrated alt-text, web-frequency
- * out-of-domain concepts, varied references (docs/world.md, *Calibration*).
+ * out-of-domain concepts, varied references (docs/world.md, *Calibration*). 3: the papers' proportions
+ * (issue #26): split sizes, the CC12M-like pool disjoint from the CC3M-like one, entity-only hypernymisation.
  */
-export const WORLD_GENERATION = 2;
+export const WORLD_GENERATION = 3;
 
 export interface WorldOptions {
   seed: number;
