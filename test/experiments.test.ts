@@ -15,7 +15,7 @@ import { PACKAGE_ROOT } from '../src/paths';
 import { readRunInfo, readPredictions, readScores } from '../src/runs/layout';
 import { listCheckpoints } from '../src/train/checkpoint';
 import { Recipe, RECIPES } from '../src/experiments/recipe';
-import { prepareWorldInputs, runVariant } from '../src/experiments/runner';
+import { finetuneConfig, prepareWorldInputs, runVariant } from '../src/experiments/runner';
 import { FeatureSpec, visualFromSpec } from '../src/experiments/visual';
 
 const cacheDir = path.join(PACKAGE_ROOT, '.cckit-cache');
@@ -104,6 +104,32 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
   assert.equal(atStep.status, 0, atStep.stderr);
   assert.equal(readPredictions(runDir, `nocaps_val.${path.basename(first.dir)}`).items.length, 30);
   assert.equal(fs.readFileSync(path.join(runDir, 'predictions', 'nocaps_val.json'), 'utf8'), latest, 'the latest captions are not overwritten');
+});
+
+test('a fine-tuning learning-rate grid: one run per rate, the best (rate, step) on val reported', { timeout: 20 * 60_000 }, async () => {
+  const options = { features, runsRoot, cacheDir, concurrency: 1 };
+  const inputs = await prepareWorldInputs(config, options);
+  const visual = await visualFromSpec(features);
+  const rates = [5e-4, 2e-3];
+  const grid: Recipe = { ...config, finetune: { ...config.finetune, steps: 20, select: { every: 10, learningRates: rates } } };
+  const variant = { label: 'grid', sources: [] as [] };
+  const row = await runVariant(grid, variant, inputs, visual, options);
+  const selection = row.selection!;
+  assert.deepEqual(
+    selection.rates!.map((r) => r.lr),
+    rates,
+  );
+  const best = selection.rates!.reduce((a, b) => (b.val.overall > a.val.overall ? b : a));
+  assert.equal(selection.lr, best.lr, 'the rate with the best val CIDEr is chosen');
+  assert.equal(row.finetuneRun, best.run, "the row's fine-tuning run is the chosen rate's");
+  assert.equal(selection.step, best.step);
+  assert.ok(Math.abs(row.finetuned.overall - best.val.overall) < 1e-9, 'val is reported at the chosen rate and step');
+  // the stage's own rate keeps the run id it has without a grid; another rate is its own run
+  const single = finetuneConfig({ ...grid, finetune: { ...grid.finetune, select: { every: 10 } } }, variant, inputs, undefined);
+  const atOwnRate = finetuneConfig(grid, variant, inputs, undefined, grid.finetune.lr);
+  assert.deepEqual(atOwnRate, single);
+  assert.match(finetuneConfig(grid, variant, inputs, undefined, 2e-3).name!, /-lr0\.002$/);
+  assert.equal(new Set(selection.rates!.map((r) => r.run)).size, 2);
 });
 
 test('cckit train and table3 reject bad input with a clear message', () => {

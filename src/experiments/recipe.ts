@@ -68,7 +68,15 @@ export interface StageRecipe {
    * report nocaps test at it — the CC12M paper tuned its COCO fine-tuning length because longer
    * fine-tuning overfits COCO (§4.1, app. E.5). Absent: the last checkpoint.
    */
-  select?: { every: number };
+  select?: {
+    every: number;
+    /**
+     * Fine-tuning learning rates searched on the same val (CC12M app. E.5: the learning rate is the one
+     * hyper-parameter the paper searched): one fine-tuning run per rate, the (rate, checkpoint) with the best
+     * nocaps-val CIDEr chosen. Absent: the stage's `lr` alone.
+     */
+    learningRates?: number[];
+  };
 }
 
 export interface Recipe extends WorldSpec {

@@ -86,8 +86,11 @@ export interface ResultRow {
    * as `finetuned`, `zeroShot` and `test`.
    */
   grounding?: { finetuned?: Grounding; zeroShot?: Grounding; test?: Grounding; zeroShotTest?: Grounding };
-  /** The fine-tuning checkpoints scored on val and the step chosen (recipe `finetune.select`). */
-  selection?: { candidates: CheckpointChoice[]; step: number };
+  /**
+   * The fine-tuning checkpoints scored on val and the step chosen (recipe `finetune.select`); with a learning-rate
+   * grid, the chosen rate's candidates and every rate's best (`rates`).
+   */
+  selection?: { candidates: CheckpointChoice[]; step: number; lr?: number; rates?: { lr: number; step: number; val: Scores; run: string }[] };
   /** Run ids (folders under the runs root). */
   pretrainRun?: string;
   finetuneRun: string;
@@ -208,13 +211,24 @@ export function pretrainConfig(recipe: Recipe, variant: Variant, inputs: Inputs)
   );
 }
 
-/** The fine-tuning TrainConfig of a variant, from its pre-training run's folder when it has one. */
-export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs, pretrainRun: string | undefined): TrainConfig {
+/** The fine-tuning learning rates a recipe tries: its grid (`finetune.select.learningRates`), else its one rate. */
+export function finetuneRates(recipe: Recipe): number[] {
+  return recipe.finetune.select?.learningRates ?? [recipe.finetune.lr];
+}
+
+/**
+ * The fine-tuning TrainConfig of a variant, from its pre-training run's folder when it has one; `lr` (one of a
+ * grid's rates) names the run apart unless it is the stage's own rate, whose run keeps its name and id.
+ */
+export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs, pretrainRun: string | undefined, lr = recipe.finetune.lr): TrainConfig {
+  const { select, ...stage } = recipe.finetune;
+  // the grid itself is not part of a run's config: each rate's run is the stage at that rate
+  const single = select ? { ...stage, lr, select: { every: select.every } } : { ...stage, lr };
   return trainConfigFor(
     recipe,
-    recipe.finetune,
+    single,
     {
-      name: `finetune-coco-from-${slugOf(variant.label)}`,
+      name: `finetune-coco-from-${slugOf(variant.label)}${lr === recipe.finetune.lr ? '' : `-lr${lr}`}`,
       train: [{ kind: 'coco', path: inputs.cocoTrain, imageRoot: inputs.imageRoot }],
       init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined,
     },
@@ -277,19 +291,40 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
       if (splits['nocaps-test']) zeroShotTest = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`, splits['nocaps-test'], 'nocaps-test');
     }
   }
-  const finetune = finetuneConfig(recipe, variant, inputs, pretrainRun);
-  const fine = await trainStage(finetune);
+  let finetune = finetuneConfig(recipe, variant, inputs, pretrainRun);
+  let fine: Awaited<ReturnType<typeof trainStage>>;
   let chosen: string | undefined;
   let selection: ResultRow['selection'];
-  if (recipe.finetune.select) {
-    const choice = await selectCheckpoint(
-      fine.dir,
-      'nocaps-val',
-      ({ step, dir, split }) => evaluate(fine.dir, `${finetune.name} step ${step}`, splits['nocaps-val']!, split, dir),
-      (val) => val.cider.overall,
-    );
-    chosen = choice.dir;
-    selection = { candidates: choice.candidates.map(({ step, score }) => ({ step, val: score.cider })), step: choice.step };
+  if (!recipe.finetune.select) fine = await trainStage(finetune);
+  else {
+    // each rate's run, its checkpoints scored on val; the best (rate, step) wins, ties to the earlier rate in the grid
+    const rates: NonNullable<NonNullable<ResultRow['selection']>['rates']> = [];
+    let best: { value: number; config: TrainConfig; run: typeof fine; dir: string; selection: NonNullable<ResultRow['selection']> } | undefined;
+    const grid = recipe.finetune.select.learningRates;
+    for (const lr of finetuneRates(recipe)) {
+      const config = finetuneConfig(recipe, variant, inputs, pretrainRun, lr);
+      const run = await trainStage(config);
+      const choice = await selectCheckpoint(
+        run.dir,
+        'nocaps-val',
+        ({ step, dir, split }) => evaluate(run.dir, `${config.name} step ${step}`, splits['nocaps-val']!, split, dir),
+        (val) => val.cider.overall,
+      );
+      const val = choice.candidates.find((c) => c.step === choice.step)!.score.cider;
+      rates.push({ lr, step: choice.step, val, run: run.id });
+      if (!best || val.overall > best.value)
+        best = {
+          value: val.overall,
+          config,
+          run,
+          dir: choice.dir,
+          selection: { candidates: choice.candidates.map(({ step, score }) => ({ step, val: score.cider })), step: choice.step },
+        };
+    }
+    finetune = best!.config;
+    fine = best!.run;
+    chosen = best!.dir;
+    selection = grid ? { ...best!.selection, lr: finetune.optimizer.lr, rates } : best!.selection;
   }
   const finetuned = await evaluate(fine.dir, finetune.name!, splits['nocaps-val']!, 'nocaps-val', chosen);
   const finetunedTest = splits['nocaps-test'] ? await evaluate(fine.dir, finetune.name!, splits['nocaps-test'], 'nocaps-test', chosen) : undefined;

@@ -143,7 +143,8 @@ export type RunRow = Pick<ResultRow, 'pretrainRun' | 'finetuneRun' | 'selection'
 export function resultRowLines(rows: readonly RunRow[], runsRoot: string, since: Date, prefix = ''): string[] {
   return rows.map((r) => {
     const runs = [r.pretrainRun, r.finetuneRun].filter((x): x is string => !!x).map((id) => describeRun(path.join(runsRoot, id), since));
-    return `${prefix}${r.label ?? r.pretraining}: ${runs.join(' → ')}${r.selection ? `; step ${r.selection.step} chosen on val` : ''}`;
+    const rate = r.selection?.rates ? ` at learning rate ${r.selection.lr} (of ${r.selection.rates.map((x) => x.lr).join(', ')})` : '';
+    return `${prefix}${r.label ?? r.pretraining}: ${runs.join(' → ')}${r.selection ? `; step ${r.selection.step}${rate} chosen on val` : ''}`;
   });
 }
 
