@@ -84,21 +84,25 @@ function transformer(catalog: ConceptCatalog | undefined, rule: HypernymRule | u
 /**
  * The CC3M transform of one alt-text (after the text stage's boilerplate crop) and the rewrites that acted, with
  * the CC12M transform beside it. `catalog`: the hypernymiser's concept catalog, as the pipeline got it (the world's
- * for world data, WordNet by default); `hypernymRule`: the hypernymiser's rule, as the pipeline got it (default 'entities').
+ * for world data, WordNet by default); `hypernymRule`: the hypernymiser's rule, as the pipeline got it (default 'entities');
+ * `labels`: the pair's vision labels, as the pipeline got them.
  */
-export function traceCc3mTransform(altText: string, options: { catalog?: ConceptCatalog; hypernymRule?: HypernymRule } = {}): TransformTrace {
+export function traceCc3mTransform(
+  altText: string,
+  options: { catalog?: ConceptCatalog; hypernymRule?: HypernymRule; labels?: readonly string[] } = {},
+): TransformTrace {
   const crop = cropBoilerplate(altText.trim());
   const names = findPersons(altText).map((s) => s.text);
   if (!crop.keep) return { altText, caption: null, rejected: 'text:boilerplate', transforms: [], cropped: [], names, cc12m: replacePersons(altText) };
   const input = crop.text;
   const full = transformer(options.catalog, options.hypernymRule, undefined);
-  const verdict = full.transform(input);
-  const rewritten = full.rewrite(input);
+  const verdict = full.transform(input, options.labels);
+  const rewritten = full.rewrite(input, options.labels);
   const transforms: TransformKind[] = [];
   for (const t of TRANSFORMS) {
     if (t.kind === 'boilerplate') {
       if (crop.cropped.length > 0) transforms.push(t.kind);
-    } else if (transformer(options.catalog, options.hypernymRule, t.option).rewrite(input) !== rewritten) transforms.push(t.kind);
+    } else if (transformer(options.catalog, options.hypernymRule, t.option).rewrite(input, options.labels) !== rewritten) transforms.push(t.kind);
   }
   return {
     altText,
@@ -152,6 +156,8 @@ export interface WebTruth {
   describesImage: boolean;
   /** The person names the world wrote into the alt-text. */
   persons: string[];
+  /** The simulated vision labels the pipelines saw (the hypernymiser's sense choice reads them). */
+  tags: string[];
 }
 
 /** URL → truth, from a world's `web/truth.jsonl`. */
@@ -161,11 +167,12 @@ export function readWebTruth(file: string): Map<string, WebTruth> {
     .split('\n')
     .forEach((line, i) => {
       if (line.trim() === '') return;
-      const row = JSON.parse(line) as { url?: unknown; concepts?: unknown; describesImage?: unknown; persons?: { name?: unknown }[] };
+      const row = JSON.parse(line) as { url?: unknown; concepts?: unknown; describesImage?: unknown; persons?: { name?: unknown }[]; tags?: unknown };
       if (typeof row.url !== 'string' || !Array.isArray(row.concepts) || typeof row.describesImage !== 'boolean')
         throw new Error(`${file}:${i + 1}: needs "url", "concepts" and "describesImage"`);
       const persons = (Array.isArray(row.persons) ? row.persons : []).map((p) => p.name).filter((n): n is string => typeof n === 'string');
-      map.set(row.url, { concepts: row.concepts.map(String), describesImage: row.describesImage, persons });
+      const tags = Array.isArray(row.tags) ? row.tags.map(String) : [];
+      map.set(row.url, { concepts: row.concepts.map(String), describesImage: row.describesImage, persons, tags });
     });
   return map;
 }
@@ -391,8 +398,8 @@ export async function measureDatasets(
   const truth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
   const catalog = worldCatalog(world.concepts);
   result.traces = rows.cc3m!.map((r) => ({
-    // the world's pool is hypernymised with the old rule; issue #26 moves the world onto the entity rule with its recalibration
-    ...traceCc3mTransform(altText.get(r.url) ?? r.caption, { catalog, hypernymRule: 'entities' }),
+    // as the pipeline ran it: the entity rule, the world's catalog and the pair's vision labels (they pick a name's sense)
+    ...traceCc3mTransform(altText.get(r.url) ?? r.caption, { catalog, hypernymRule: 'entities', labels: truth.get(r.url)?.tags ?? [] }),
     url: r.url,
     kept: r.caption,
     truthNames: truth.get(r.url)?.persons ?? [],
