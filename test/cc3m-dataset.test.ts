@@ -110,12 +110,13 @@ test('quality: GOOD names a present object and no absent one; person mentions co
     { url: 'u2', concepts: ['dog'], describesImage: true },
     { url: 'u3', concepts: ['dog'], describesImage: false },
     { url: 'u4', concepts: ['dog'], describesImage: true },
-    { url: 'u5', concepts: ['durian'], describesImage: true, persons: [{ start: 0, end: 7, name: 'Ann Lee', role: 'chef' }] },
+    { url: 'u5', concepts: ['durian'], describesImage: true, persons: [{ start: 0, end: 7, name: 'Ann Lee', role: 'chef' }], tags: ['durian', 'fruit'] },
   ];
   fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const truth = readWebTruth(file);
   assert.equal(truth.size, 5);
-  assert.deepEqual(truth.get('u5'), { concepts: ['durian'], describesImage: true, persons: ['Ann Lee'] });
+  assert.deepEqual(truth.get('u5'), { concepts: ['durian'], describesImage: true, persons: ['Ann Lee'], tags: ['durian', 'fruit'] });
+  assert.deepEqual(truth.get('u2')!.tags, [], 'no tags: none');
   assert.deepEqual(truth.get('u1')!.persons, []);
   const vocabulary = webGroundingVocabulary();
   assert.ok(isPersonMention('<person>', vocabulary) && isPersonMention('actor', vocabulary) && !isPersonMention('dog', vocabulary));
