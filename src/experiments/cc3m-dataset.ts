@@ -357,6 +357,11 @@ export interface DatasetsResult {
   traces?: (TransformTrace & { url: string; kept: string; truthNames: string[] })[];
   /** For each web URL, why the CC12M pipeline rejected it (`stage:reason`), when it did (world only). */
   cc12mRejects?: Map<string, string>;
+  /**
+   * Every pair the CC12M pipeline kept, before the CC12M-like pool drops the CC3M-like images (world only): Table 1
+   * shows the CC12M caption of a CC3M-kept alt-text from here.
+   */
+  cc12mPipeline?: { url: string; caption: string }[];
   /** Table 2 (world only). */
   quality?: Partial<Record<PoolName, PoolQuality>>;
   /** Table 3: the CC3M pool's splits. */
@@ -405,6 +410,7 @@ export async function measureDatasets(
     truthNames: truth.get(r.url)?.persons ?? [],
   }));
   result.cc12mRejects = readRejects(path.join(path.dirname(inputs.pools.cc12m), 'rejects.jsonl'));
+  result.cc12mPipeline = await readPool(path.join(path.dirname(inputs.pools.cc12m), 'kept.tsv'));
 
   const vocabulary = webGroundingVocabulary(world.concepts);
   result.quality = {};

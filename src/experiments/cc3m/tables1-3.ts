@@ -49,7 +49,8 @@ export function table1PaperExamples(): Row[] {
 
 /** CC3M Table 1 on the world: the first kept pair in which each rewrite acted, and the CC12M caption of its alt-text. */
 export function table1WorldExamples(m: DatasetsResult): Row[] {
-  const cc12m = new Map((m.rows.cc12m ?? []).map((r) => [r.url, r.caption]));
+  // the relaxed pipeline's own output: the CC12M-like pool itself no longer holds the CC3M-like images
+  const cc12m = new Map((m.cc12mPipeline ?? m.rows.cc12m ?? []).map((r) => [r.url, r.caption]));
   const cc12mOf = (url: string) => cc12m.get(url) ?? `— (rejected: ${m.cc12mRejects?.get(url) ?? 'not in the pool'})`;
   return [...examplesPerTransform(m.traces ?? []).entries()].map(([kind, t]) => {
     const traced = t as NonNullable<DatasetsResult['traces']>[number];
