@@ -73,7 +73,7 @@ const withPerImage = (r: ExperimentResult, noise: number): WithPerImage<Experime
   ),
 });
 
-test('Table 11 and Fig. 6 with per-image scores: each seed has its interval, and noise makes agreeing seeds "within noise"', () => {
+test('Tables 11, 12 and Fig. 6 with per-image scores: each seed has its interval, and noise makes agreeing seeds "within noise"', () => {
   const t11 = [
     result({ 'IC (cc12m)': 50, 'mlm@0.2': 48, 'mlm@0.4': 53, 'mlm@0.8': 51 }),
     result({ 'IC (cc12m)': 50, 'mlm@0.2': 47, 'mlm@0.4': 49, 'mlm@0.8': 52 }),
@@ -93,4 +93,10 @@ test('Table 11 and Fig. 6 with per-image scores: each seed has its interval, and
   assert.ok(Math.abs(quiet[0]!.intervals![0]!.estimate! - 0.5) < 1e-9, '"reaches": shifted by one point, interval too');
   assert.equal(quiet[1]!.verdict, 'holds');
   assert.equal(fig6ClaimList(f6.map((r) => withPerImage(r, 30)))[1]!.verdict, 'within noise');
+  const t12 = [result({ 'IC (cc12m)': 50, 'IC+MOC': 53, 'IC+VLM': 48 }), result({ 'IC (cc12m)': 50, 'IC+MOC': 52, 'IC+VLM': 49 })];
+  const [moc, vlm] = table12ClaimList(t12.map((r) => withPerImage(r, 0.5)));
+  assert.equal(moc!.verdict, 'holds');
+  assert.ok(Math.abs(moc!.intervals![1]!.estimate! - 2) < 1e-9, 'IC+MOC − IC on seed 1, on the observed images');
+  assert.equal(vlm!.verdict, 'holds');
+  assert.equal(table12ClaimList(t12.map((r) => withPerImage(r, 30)))[0]!.verdict, 'within noise');
 });
