@@ -16,7 +16,9 @@ import * as tf from '@tensorflow/tfjs';
 
 import { DECODE_PRESETS, describeDecoder, evaluateRun } from '../src/decode';
 import {
+  bestDevCheckpoint,
   CAPTIONER_CLAIMS,
+  cocoCaptionsOf,
   captionerClaimList,
   captionerClaims,
   captionerFeatureSpec,
@@ -30,6 +32,7 @@ import {
   conceptualTestImages,
   isGoodVerdict,
   NO_PAPER_NUMBER,
+  splitCocoFile,
   splitPool,
   storedTest,
   type CaptionerInputs,
@@ -40,6 +43,7 @@ import {
 } from '../src/experiments/cc3m/tables4-7';
 import { splitOf } from '../src/experiments/cc3m-dataset';
 import { RECIPES } from '../src/experiments/recipe';
+import { readEvalImages } from '../src/train/data';
 import { DEFAULT_LSTM, LstmCaptioner } from '../src/models/lstm';
 import { initBackend } from '../src/tf/backend';
 
@@ -96,19 +100,94 @@ test("the recipe is CC3M's training: Adagrad 0.01, batch 25, 15 tokens, min coun
   assert.equal(new Set(captionerVariants().map((v) => captionerTrainConfig(recipe, v, inputs).name)).size, 8);
 });
 
-test('splitPool: train and test by URL hash (validation left out), as splitOf assigns them', () => {
+test('splitPool: train, dev and test by URL hash, as splitOf assigns them', () => {
   const rows = Array.from({ length: 400 }, (_, i) => ({ caption: `a dog number ${i}`, url: `world://0/web/${i}.jpg` }));
-  const { train, test: held } = splitPool(rows, { validation: 0.1, test: 0.1 });
+  const { train, dev, test: held } = splitPool(rows, { validation: 0.1, test: 0.1 });
   assert.ok(held.length > 20 && held.length < 70, `about 10% test, got ${held.length}`);
+  assert.ok(dev.length > 20 && dev.length < 70, `about 10% dev, got ${dev.length}`);
   assert.ok(train.length > 260 && train.length < 350, `about 80% train, got ${train.length}`);
   for (const r of train) assert.equal(splitOf(r.url), 'train');
+  for (const r of dev) assert.equal(splitOf(r.url), 'validation');
   for (const r of held) assert.equal(splitOf(r.url), 'test');
-  assert.equal(train.length + held.length + rows.filter((r) => splitOf(r.url) === 'validation').length, rows.length);
+  assert.equal(train.length + held.length + dev.length, rows.length);
   // a pair keeps its split whatever else is in the pool
   const again = splitPool(rows.slice(0, 50), { validation: 0.1, test: 0.1 });
   assert.deepEqual(
     again.test.map((r) => r.url),
     held.filter((r) => rows.slice(0, 50).includes(r)).map((r) => r.url),
+  );
+});
+
+test('the dev choice (CC3M §5.2): a dev set adds dev scoring and keeps every checkpoint; without one, the last checkpoint', () => {
+  const withDev = { ...inputs, cocoDev: '/data/coco/dev.json', conceptualDev: '/data/cc3m/dev.json' };
+  const { every } = recipe.captioners.dev;
+  for (const v of captionerVariants()) {
+    const c = captionerTrainConfig(recipe, v, withDev);
+    assert.equal(c.val?.path, v.training === 'coco' ? withDev.cocoDev : withDev.conceptualDev);
+    assert.equal(c.val?.every, every);
+    assert.equal(c.val?.maxLen, 15);
+    assert.equal(c.checkpointEvery, every);
+    assert.ok((c.keepCheckpoints ?? 0) * every > recipe.captioners.steps, 'every checkpoint is kept for the choice');
+    const none = captionerTrainConfig(recipe, v, inputs);
+    assert.equal(none.val, undefined);
+    assert.equal(none.checkpointEvery, recipe.captioners.steps);
+  }
+});
+
+test('bestDevCheckpoint: the kept checkpoint of the best logged dev CIDEr, ties to the earlier, the last line of a step', () => {
+  const run = path.join(tmp, 'dev-run');
+  for (const step of [50, 100, 150]) {
+    fs.mkdirSync(path.join(run, 'checkpoints', `step-${String(step).padStart(7, '0')}`), { recursive: true });
+    fs.writeFileSync(path.join(run, 'checkpoints', `step-${String(step).padStart(7, '0')}`, 'model.json'), '{}');
+  }
+  const line = (step: number, cider?: number) =>
+    JSON.stringify({ step, time: 't', ...(cider === undefined ? { loss: { total: 1 } } : { val: { CIDEr: cider } }) });
+  // step 100 is logged twice (a resumed run): its last line counts; step 200 has no kept checkpoint
+  fs.writeFileSync(
+    path.join(run, 'log.jsonl'),
+    [line(50, 0.1), line(100, 0.5), line(100, 0.2), line(150, 0.2), line(150), line(200, 0.9), '{"torn'].join('\n'),
+  );
+  const best = bestDevCheckpoint(run)!;
+  assert.equal(best.step, 100, 'ties (0.2 at 100 and 150) go to the earlier');
+  assert.equal(best.cider, 0.2);
+  assert.equal(path.basename(best.dir), 'step-0000100');
+  assert.deepEqual(
+    best.curve.map((p) => [p.step, p.cider]),
+    [
+      [50, 0.1],
+      [100, 0.2],
+      [150, 0.2],
+      [200, 0.9],
+    ],
+  );
+  assert.equal(bestDevCheckpoint(path.join(tmp, 'no-such-run')), undefined);
+});
+
+test("splitCocoFile: a COCO-format file's images by URL hash into dev and test, each with all its references and the source's info", () => {
+  const file = path.join(tmp, 'captions_val.json');
+  const images = Array.from({ length: 200 }, (_, id) => ({ id, coco_url: `world://7/coco-val/${id}.jpeg` }));
+  const annotations = images.flatMap((img) => [0, 1].map((k) => ({ id: 2 * img.id + k, image_id: img.id, caption: `caption ${k} of ${img.id}` })));
+  fs.writeFileSync(file, JSON.stringify({ info: { description: 'x' }, images, annotations }));
+  const out = { dev: path.join(tmp, 'coco-dev.json'), test: path.join(tmp, 'coco-test.json') };
+  splitCocoFile(file, 0.5, out);
+  const dev = JSON.parse(fs.readFileSync(out.dev, 'utf8'));
+  const held = JSON.parse(fs.readFileSync(out.test, 'utf8'));
+  assert.equal(dev.images.length + held.images.length, 200);
+  assert.ok(dev.images.length > 70 && dev.images.length < 130, `about half dev, got ${dev.images.length}`);
+  assert.deepEqual(dev.info, { description: 'x' });
+  assert.equal(dev.annotations.length, 2 * dev.images.length);
+  const devIds = new Set(dev.images.map((i: { id: number }) => i.id));
+  assert.ok(held.images.every((i: { id: number }) => !devIds.has(i.id)));
+  assert.ok(dev.annotations.every((a: { image_id: number }) => devIds.has(a.image_id)));
+  // rows as a dev file: one reference each, read back as evaluation images
+  const rows = [
+    { caption: 'a dog', url: 'world://0/web/1.jpeg' },
+    { caption: 'a cat', url: 'world://0/web/2.jpeg' },
+  ];
+  fs.writeFileSync(path.join(tmp, 'rows-dev.json'), JSON.stringify(cocoCaptionsOf(rows)));
+  assert.deepEqual(
+    readEvalImages({ path: path.join(tmp, 'rows-dev.json') }).map((i) => [i.key, i.references]),
+    rows.map((r) => [r.url, [r.caption]]),
   );
 });
 

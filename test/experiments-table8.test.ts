@@ -110,7 +110,12 @@ test("table8TrainConfig: the recipe's retrieval stages as matching-model runs wi
   const recipe = RECIPES.tiny;
   const pools = [{ kind: 'tsv' as const, path: '/data/cc3m.tsv' }];
   const pre = table8TrainConfig(recipe, 'pretrain', 'cc3m', pools);
-  assert.deepEqual(pre.model, { kind: 'matching', size: recipe.retrieval.model.size });
+  // the recipe's features carry tags, so the image side reads them (CC12M §3.3); without tags it does not
+  assert.deepEqual(pre.model, { kind: 'matching', size: recipe.retrieval.model.size, overrides: { tagInputs: true } });
+  assert.deepEqual(table8TrainConfig({ ...recipe, features: { ...recipe.features, tags: false } }, 'pretrain', 'cc3m', pools).model, {
+    kind: 'matching',
+    size: recipe.retrieval.model.size,
+  });
   assert.deepEqual(pre.objectives, { vlm: { weight: 1 } });
   assert.equal(pre.steps, recipe.retrieval.pretrain.steps);
   assert.equal(pre.batchSize, recipe.retrieval.pretrain.batchSize);

@@ -138,14 +138,45 @@ test('matching: padding tokens and padded visual positions do not change the emb
   model.dispose();
 });
 
-test('matching: the built-in image encoder refuses tags; an external one needs imageDim', () => {
+test('matching: without tagInputs the built-in image encoder refuses tags; an external one needs imageDim', () => {
   const model = new MatchingModel(config());
   tf.tidy(() => {
     const tags = tf.tensor2d([[5]], [1, 1], 'int32');
-    assert.throws(() => model.embedImages({ visual: visual(1, 2), visualMask: tf.ones([1, 2]) as tf.Tensor2D, tags }), /visual inputs only/);
+    assert.throws(() => model.embedImages({ visual: visual(1, 2), visualMask: tf.ones([1, 2]) as tf.Tensor2D, tags }), /without tag inputs/);
   });
   assert.throws(() => new MatchingModel(config(), { imageEncoder: () => model.embedImages as never }), /imageDim/);
   model.dispose();
+});
+
+test('matching with tagInputs (CC12M §3.3): tags change the image embedding, padded tags do not, other weights as without tags', () => {
+  const plain = new MatchingModel(config());
+  const tagged = new MatchingModel(config({ tagInputs: true }));
+  assert.deepEqual(
+    [...tagged.variables().keys()].filter((k) => !plain.variables().has(k)),
+    ['img_tag_segment'],
+    'one new vector: tags share the text side’s word embeddings',
+  );
+  tf.tidy(() => {
+    for (const [name, v] of plain.variables()) assert.ok(maxAbsDiff(v, tagged.variables().get(name)!) === 0, `${name} drew other initial weights`);
+    const vis = visual(2, 3);
+    const mask = tf.ones([2, 3]) as tf.Tensor2D;
+    const none = tagged.embedImages({ visual: vis, visualMask: mask });
+    const tags = tf.tensor2d(
+      [
+        [5, 6],
+        [7, PAD_ID],
+      ],
+      [2, 2],
+      'int32',
+    );
+    const withTags = tagged.embedImages({ visual: vis, visualMask: mask, tags });
+    assert.ok(maxAbsDiff(none, withTags) > 1e-4, 'the tags reach the image embedding');
+    assert.ok(maxAbsDiff(none, plain.embedImages({ visual: vis, visualMask: mask })) < 1e-6, 'without tags, the same model as before');
+    const padded = tagged.embedImages({ visual: vis, visualMask: mask, tags: tf.concat([tags, tf.fill([2, 2], PAD_ID, 'int32')], 1) as tf.Tensor2D });
+    assert.ok(maxAbsDiff(withTags, padded) < 1e-5, 'padding tags change nothing');
+  });
+  plain.dispose();
+  tagged.dispose();
 });
 
 test('matching: the same seed gives the same weights; another seed does not; dropout is seeded', () => {

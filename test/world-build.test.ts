@@ -8,9 +8,10 @@ import { readSamples } from '../src/data/webdataset';
 import { loadCocoResults } from '../src/metrics/inputs';
 import { buildWorld } from '../src/data/build-world';
 import { serveWorld } from '../src/world/server';
-import { NOCAPS_DOMAIN_COUNTS, nocapsDomain } from '../src/world/splits';
+import { NOCAPS_DOMAIN_COUNTS, nocapsDomain, WORLD_PRESETS } from '../src/world/splits';
+import { staleWorld } from '../src/experiments/runner';
 import { parseWorldUrl } from '../src/world/url';
-import { World } from '../src/world/world';
+import { World, WORLD_GENERATION } from '../src/world/world';
 import { runCli } from './helpers';
 
 const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-world-'));
@@ -188,4 +189,13 @@ test('cckit world build and cckit stats from the command line', () => {
     ['stats', '--help'],
   ])
     assert.equal(runCli(args).status, 0);
+});
+
+test("staleWorld: a cached world is rebuilt when an older generator wrote it or its sizes are not the preset's", () => {
+  const sizes = { ...WORLD_PRESETS.tiny };
+  assert.equal(staleWorld({ generation: WORLD_GENERATION, sizes }, 'tiny'), undefined);
+  assert.match(staleWorld({ generation: WORLD_GENERATION - 1, sizes }, 'tiny')!, /older world generator/);
+  assert.match(staleWorld({ generation: WORLD_GENERATION, sizes: { ...sizes, flickr: sizes.flickr + 1 } }, 'tiny')!, /other split sizes.*\(flickr\)/);
+  assert.match(staleWorld({ generation: WORLD_GENERATION, sizes }, 'small')!, /small preset/);
+  assert.match(staleWorld({ generation: WORLD_GENERATION }, 'tiny')!, /web, coco-train/);
 });

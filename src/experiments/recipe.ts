@@ -161,6 +161,9 @@ export interface CaptionerRealData {
   conceptualTrain: string;
   conceptualTest: string;
   flickrTest: string;
+  /** Dev sets for the checkpoint choice (COCO-format captions; Conceptual: TSV, caption first); without one, a run's last checkpoint is used. */
+  cocoDev?: string;
+  conceptualDev?: string;
   imageRoot?: string;
 }
 
@@ -171,8 +174,21 @@ export interface CaptionerSection {
   features: Record<CaptionerFeatures, VisualMode>;
   optimizer: AdagradConfig;
   batchSize: number;
-  /** Training steps of every run (the recipe's one departure from the paper's scale). */
+  /**
+   * Training steps of every run: the cap (the recipe's departure from the paper's scale). CC3M §5.2 trained until
+   * dev CIDEr stopped improving; cckit trains every run to the cap and captions the tests with the checkpoint of the
+   * best dev CIDEr (`dev`), the same choice where dev CIDEr does not improve again before the cap.
+   */
   steps: number;
+  /**
+   * CC3M §5.2's checkpoint choice: every `every` steps a run captions the dev part of its own training data (greedy
+   * decoding, a cheaper stand-in for the paper's unstated dev decoding) and logs CIDEr; the tests are captioned with
+   * the best. Conceptual-like dev: the pool's validation part (`splits`). COCO-like dev: `cocoDevFraction` of the
+   * COCO-like test split's images by URL hash (the world has no separate COCO dev split; those images leave the test).
+   */
+  dev: { every: number; cocoDevFraction: number };
+  /** Flickr-like test images (the split's first ones): CC3M Table 7 used Flickr's 1K test; tiny keeps 200 for time. */
+  flickrImages: number;
   /** Caption tokens kept in training (CC3M: 15). */
   maxCaptionLen: number;
   /** Vocabulary: words seen at least this often in the run's training captions (CC3M: 4). */
@@ -205,7 +221,7 @@ const stage = (): Pick<StageRecipe, 'optimizer' | 'decay' | 'objectives' | 'clip
 const retrievalClip = { clipNorm: 1 };
 
 /** CC3M §5.2's training settings, shared by every size of the captioner grid. */
-const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps'> => ({
+const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps' | 'dev' | 'flickrImages'> => ({
   optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' },
   batchSize: 25,
   maxCaptionLen: 15,
@@ -255,7 +271,14 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
       testFraction: 0.5,
     },
     narratives: { pretrainSteps: 1500, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
-    captioners: { models: captionerModels('tiny'), features: { '1x1': 'global', '8x8': 'grid' }, steps: 400, ...cc3mTraining() },
+    captioners: {
+      models: captionerModels('tiny'),
+      features: { '1x1': 'global', '8x8': 'grid' },
+      steps: 400,
+      dev: { every: 50, cocoDevFraction: 0.5 },
+      flickrImages: 200,
+      ...cc3mTraining(),
+    },
   },
   small: {
     preset: 'small',
@@ -278,7 +301,14 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
       testFraction: 0.5,
     },
     narratives: { pretrainSteps: 4000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
-    captioners: { models: captionerModels('small'), features: { '1x1': 'global', '8x8': 'grid' }, steps: 3000, ...cc3mTraining() },
+    captioners: {
+      models: captionerModels('small'),
+      features: { '1x1': 'global', '8x8': 'grid' },
+      steps: 3000,
+      dev: { every: 250, cocoDevFraction: 0.5 },
+      flickrImages: 1000,
+      ...cc3mTraining(),
+    },
   },
 };
 

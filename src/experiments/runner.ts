@@ -24,7 +24,8 @@ import { EvalImage, readEvalImages, readExamples } from '../train/data';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { startWorker, WorkerPort } from '../util/workers';
-import { buildWorld } from '../data/build-world';
+import { buildWorld, type BuildManifest } from '../data/build-world';
+import { WORLD_PRESETS } from '../world/splits';
 import { worldCatalog } from '../world/catalog';
 import { WORLD_GENERATION } from '../world/world';
 import { readJsonFile } from '../util/json';
@@ -127,9 +128,13 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
   const say = options.say ?? (() => {});
   const root = worldRoot(recipe, options.cacheDir);
   const manifest = path.join(root, 'world.json');
-  if (fs.existsSync(manifest) && (readJsonFile(manifest) as { generation?: number }).generation !== WORLD_GENERATION) {
-    say(`${root} was written by an older world generator: rebuilding it and its filtered pools`);
-    fs.rmSync(root, { recursive: true, force: true });
+  if (fs.existsSync(manifest)) {
+    const stale = staleWorld(readJsonFile(manifest) as Partial<BuildManifest>, recipe.preset);
+    if (stale) {
+      // every split is drawn from its own seed: unchanged splits (and so the pools and the runs over them) come out the same
+      say(`${root} ${stale}: rebuilding it and its filtered pools`);
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   }
   if (!fs.existsSync(manifest)) {
     say(`building the ${recipe.preset} world (seed ${recipe.seed}) in ${root}`);
@@ -168,6 +173,14 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
     nocapsTest: path.join(root, 'nocaps', 'nocaps_test.json'),
     worldRoot: root,
   };
+}
+
+/** Why a cached world must be rebuilt for `preset` (an older generator, other split sizes), or undefined. */
+export function staleWorld(built: Partial<BuildManifest>, preset: WorldSpec['preset']): string | undefined {
+  if (built.generation !== WORLD_GENERATION) return 'was written by an older world generator';
+  const want = WORLD_PRESETS[preset];
+  const differ = (Object.keys(want) as (keyof typeof want)[]).filter((split) => built.sizes?.[split] !== want[split]);
+  return differ.length > 0 ? `has other split sizes than the ${preset} preset's (${differ.join(', ')})` : undefined;
 }
 
 /** The file name of the relaxed pool without the strict pool's images, beside the relaxed pipeline's own output. */

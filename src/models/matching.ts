@@ -5,7 +5,9 @@
  *
  * Image side: an encoder over the visual inputs — by default a small pre-LayerNorm Transformer
  * encoder of its own (visual vectors projected to the model width, plus region geometry when
- * given), or, for IC+VLM multitask, any external `imageEncoder` (e.g. the captioner's `encode`) so
+ * given; with `tagInputs`, the image's tags too, as the CC12M encoder takes them (§3.3): embedded
+ * with the text side's word embeddings plus a learned tag-segment vector, after the visual
+ * positions, so the visual positions attend to them), or, for IC+VLM multitask, any external `imageEncoder` (e.g. the captioner's `encode`) so
  * both tasks train one encoder. Its outputs at the visual positions (the first N memory positions,
  * the layout every cckit encoder uses) are mean-pooled over `visualMask`.
  * Text side: a small Transformer encoder over caption tokens with its own word and position
@@ -55,6 +57,8 @@ export interface MatchingConfig {
   temperature: number;
   /** Learn log(1/τ) (clamped to 1/τ ∈ [1, 100]); false keeps τ fixed. */
   learnTemperature: boolean;
+  /** The default image encoder also reads the image's tags (CC12M §3.3); false: visual inputs only. */
+  tagInputs: boolean;
   seed: number;
 }
 
@@ -86,6 +90,7 @@ export const DEFAULT_MATCHING: Omit<MatchingConfig, 'vocabSize' | 'visualDim'> =
   maxPositions: 64,
   temperature: 0.07,
   learnTemperature: true,
+  tagInputs: false,
   seed: 1,
 };
 
@@ -124,6 +129,8 @@ export class MatchingModel extends ParameterizedModel {
     this.params.dense('img_head', this.imageDim, config.embedDim);
     this.params.dense('txt_head', d, config.embedDim);
     if (config.learnTemperature) this.params.set('logit_scale', this.tf.variable(this.tf.scalar(Math.log(1 / config.temperature)), true));
+    // created last, so a model without tags draws the same initial weights as before tags existed
+    if (config.tagInputs && !options.imageEncoder) this.params.weight('img_tag_segment', [1, d], 0.02);
   }
 
   /** The current temperature τ. */
@@ -194,9 +201,11 @@ export class MatchingModel extends ParameterizedModel {
 
   /** The default image encoder: visual (and geometry) projections, then `stack`. */
   private encodeImage(stack: EncoderStack, input: EncoderInput, training: boolean): Encoded {
-    if ((input.tags && input.tags.shape[1] > 0) || (input.text && input.text.shape[1] > 0)) {
-      throw new Error("matching: the built-in image encoder takes visual inputs only; share the captioner's encoder (imageEncoder) for tags or text");
-    }
+    const tags = input.tags && input.tags.shape[1] > 0 ? input.tags : undefined;
+    if (input.text && input.text.shape[1] > 0)
+      throw new Error("matching: the built-in image encoder takes no text; share the captioner's encoder (imageEncoder) for it");
+    if (tags && !this.config.tagInputs) throw new Error('matching: the image encoder was built without tag inputs (tagInputs: false) but the batch has tags');
+    const tf = this.tf;
     const [B, N, Dv] = input.visual.shape;
     const d = this.config.dModel;
     let x = this.params.linear('img_visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, d]) as TF.Tensor3D;
@@ -204,7 +213,17 @@ export class MatchingModel extends ParameterizedModel {
       const g = input.geometry;
       x = x.add(this.params.linear('img_geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
     }
-    const mask = input.visualMask.toFloat() as TF.Tensor2D;
+    let mask = input.visualMask.toFloat() as TF.Tensor2D;
+    if (tags) {
+      const T = tags.shape[1];
+      const embedded = tf
+        .gather(this.params.need('txt_word_emb'), tags.reshape([B * T]).toInt())
+        .mul(Math.sqrt(d))
+        .reshape([B, T, d])
+        .add(this.params.need('img_tag_segment')) as TF.Tensor3D;
+      x = tf.concat([x, embedded], 1);
+      mask = tf.concat([mask, tags.notEqual(PAD_ID).toFloat() as TF.Tensor2D], 1);
+    }
     return { memory: stack.apply(x, mask, training), mask };
   }
 

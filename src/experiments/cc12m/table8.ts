@@ -6,7 +6,8 @@
  *
  * Everything comes from the one Recipe (src/experiments/recipe.ts): `recipe.retrieval` holds the
  * matching model's size, both stages, the test share and optional real data; the world, seed,
- * filters, features (never tags: the matching model's image side takes visual inputs only),
+ * filters, features (with the recipe's tags, which the matching model's image side reads as the CC12M encoder
+ * does, §3.3),
  * vocabulary minimum count, caption length, rows and the zero-shot switch are the recipe's own.
  *
  * Both stages are ordinary runs of the one training loop (src/train/trainer.ts): the `matching`
@@ -128,9 +129,9 @@ export async function table8Inputs(recipe: Recipe, options: ExperimentOptions): 
 
 // ------------------------------------------------------------------ runs
 
-/** The matching model of the recipe's retrieval size (the trainer's `matching` kind). */
+/** The matching model of the recipe's retrieval size (the trainer's `matching` kind), reading tags when the features have them. */
 export function table8ModelSpec(recipe: Recipe): ModelSpec {
-  return { kind: 'matching', size: recipe.retrieval.model.size };
+  return { kind: 'matching', size: recipe.retrieval.model.size, ...(recipe.features.tags ? { overrides: { tagInputs: true } } : {}) };
 }
 
 /** One stage of a row as a trainer config: the matching model, the vlm objective alone, Adam with linear warm-up and decay, clipping. */
@@ -300,7 +301,7 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
   const say = options.say ?? (() => {});
   const runsRoot = options.runsRoot ?? 'runs';
   const inputs = await table8Inputs(recipe, options);
-  const spec: FeatureSpec = { ...recipe.features, tags: false, cacheDir: options.features?.cacheDir ?? options.cacheDir };
+  const spec: FeatureSpec = { ...recipe.features, cacheDir: options.features?.cacheDir ?? options.cacheDir };
   const visual = await visualFromSpec(spec);
   const poolPairs: Record<string, number> = {};
   for (const s of ['cc3m', 'cc12m'] as const) poolPairs[s] = (await readExamples({ kind: 'tsv', path: inputs.pools[s] })).length;

@@ -28,7 +28,8 @@ import * as path from 'path';
 import { describeDecoder, evaluateRun, type DecodeSettings } from '../../decode';
 import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding';
 import { paperNumbers } from '../../report/paper';
-import { readPredictions, readScores, type LogLine } from '../../runs/layout';
+import { readLog, readPredictions, readScores, type LogLine } from '../../runs/layout';
+import { listCheckpoints } from '../../train/checkpoint';
 import { readEvalImages, readExamples, type EvalImage } from '../../train/data';
 import { train, type TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
@@ -83,19 +84,54 @@ export interface CaptionerInputs {
   flickrTest: string;
   /** The Conceptual-like test as EvalImage[] (JSON): one reference each, objects from the world's truth. */
   conceptualTest: string;
+  /** Dev sets of the checkpoint choice (COCO-format captions files); absent: each run's last checkpoint. */
+  cocoDev?: string;
+  conceptualDev?: string;
+  /** Only the Flickr-like test's first images (the world's split is Table 8's, larger than CC3M's test needs). */
+  flickrLimit?: number;
   imageRoot?: string;
 }
 
-/** A pool's rows (caption, URL) split by URL hash into train and test (validation rows are left out, as in CC3M). */
-export function splitPool(rows: readonly { caption: string; url: string }[], fractions: SplitFractions): { train: typeof rows; test: typeof rows } {
-  const train: { caption: string; url: string }[] = [];
-  const test: { caption: string; url: string }[] = [];
-  for (const row of rows) {
-    const split = splitOf(row.url, fractions);
-    if (split === 'train') train.push(row);
-    else if (split === 'test') test.push(row);
+/** A pool's rows (caption, URL) split by URL hash into train, dev (the validation part) and test, as in CC3M. */
+export function splitPool(
+  rows: readonly { caption: string; url: string }[],
+  fractions: SplitFractions,
+): { train: typeof rows; dev: typeof rows; test: typeof rows } {
+  const parts = {
+    train: [] as { caption: string; url: string }[],
+    dev: [] as { caption: string; url: string }[],
+    test: [] as { caption: string; url: string }[],
+  };
+  for (const row of rows) parts[SPLIT_PART[splitOf(row.url, fractions)]].push(row);
+  return parts;
+}
+
+const SPLIT_PART = { train: 'train', validation: 'dev', test: 'test' } as const;
+
+/** Rows (caption, URL) as a COCO-format captions file, one reference each: what the trainer's dev scoring reads. */
+export function cocoCaptionsOf(rows: readonly { caption: string; url: string }[]): object {
+  return {
+    images: rows.map((r, i) => ({ id: i, coco_url: r.url })),
+    annotations: rows.map((r, i) => ({ id: i, image_id: i, caption: r.caption })),
+  };
+}
+
+/**
+ * A COCO-format captions file's images split by URL hash into dev (`devFraction`) and test: two files with the
+ * source's `info` (so world images keep their keys), each image with all its references.
+ */
+export function splitCocoFile(file: string, devFraction: number, out: { dev: string; test: string }, imageRoot?: string): void {
+  const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { images: { id: number }[]; annotations: { image_id: number }[] } & Record<string, unknown>;
+  const keyOf = new Map(readEvalImages({ path: file, imageRoot }).map((img) => [img.imageId, img.key]));
+  const isDev = (id: number) => splitOf(keyOf.get(id) ?? String(id), { validation: devFraction, test: 1 - devFraction }) === 'validation';
+  for (const [which, target] of [
+    [true, out.dev],
+    [false, out.test],
+  ] as const) {
+    const images = data.images.filter((img) => isDev(img.id) === which);
+    const ids = new Set(images.map((img) => img.id));
+    writeFileIfChanged(target, JSON.stringify({ ...data, images, annotations: data.annotations.filter((a) => ids.has(a.image_id)) }));
   }
-  return { train, test };
 }
 
 /** Test rows as evaluation images: one reference each; `truth` (URL → concepts) gives the judge its objects. */
@@ -124,12 +160,16 @@ export async function prepareCaptionerInputs(recipe: Recipe, options: { cacheDir
     const conceptualTest = path.join(dir, 'conceptual-test.json');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(conceptualTest, JSON.stringify(conceptualTestImages(await tsvRows(r.conceptualTest))));
+    const conceptualDev = path.join(dir, 'conceptual-dev.json');
+    if (r.conceptualDev) writeFileIfChanged(conceptualDev, JSON.stringify(cocoCaptionsOf(await tsvRows(r.conceptualDev))));
     return {
       cocoTrain: r.cocoTrain,
       conceptualTrain: r.conceptualTrain,
       cocoTest: r.cocoTest,
       flickrTest: r.flickrTest,
       conceptualTest,
+      ...(r.cocoDev ? { cocoDev: r.cocoDev } : {}),
+      ...(r.conceptualDev ? { conceptualDev } : {}),
       imageRoot: r.imageRoot,
     };
   }
@@ -139,14 +179,28 @@ export async function prepareCaptionerInputs(recipe: Recipe, options: { cacheDir
     { cacheDir: options.cacheDir, say: options.say },
   );
   const root = inputs.worldRoot!;
-  const { train: trainRows, test } = splitPool(await tsvRows(inputs.pools.cc3m), recipe.captioners.splits);
+  const { train: trainRows, dev, test } = splitPool(await tsvRows(inputs.pools.cc3m), recipe.captioners.splits);
   const truth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
   const dir = path.join(root, 'cc3m-captioners');
   const conceptualTrain = path.join(dir, 'conceptual-train.tsv');
+  const conceptualDev = path.join(dir, 'conceptual-dev.json');
   const conceptualTest = path.join(dir, 'conceptual-test.json');
   writeTsv(conceptualTrain, trainRows);
+  writeFileIfChanged(conceptualDev, JSON.stringify(cocoCaptionsOf(dev)));
   fs.writeFileSync(conceptualTest, JSON.stringify(conceptualTestImages(test, new Map([...truth].map(([url, t]) => [url, t.concepts])))));
-  return { cocoTrain: inputs.cocoTrain, conceptualTrain, cocoTest: inputs.cocoVal, flickrTest: path.join(root, 'flickr', 'captions.json'), conceptualTest };
+  // the COCO-like dev: part of the COCO-like test split's images (the world has no other COCO-like split left)
+  const coco = { dev: path.join(dir, 'coco-dev.json'), test: path.join(dir, 'coco-test.json') };
+  splitCocoFile(inputs.cocoVal, recipe.captioners.dev.cocoDevFraction, coco);
+  return {
+    cocoTrain: inputs.cocoTrain,
+    conceptualTrain,
+    cocoTest: coco.test,
+    flickrTest: path.join(root, 'flickr', 'captions.json'),
+    conceptualTest,
+    cocoDev: coco.dev,
+    conceptualDev,
+    flickrLimit: recipe.captioners.flickrImages,
+  };
 }
 
 /** The features of one setting, as plain data. */
@@ -161,6 +215,20 @@ export function captionerTrainConfig(recipe: Recipe, variant: CaptionerVariant, 
     variant.training === 'coco'
       ? { kind: 'coco', path: inputs.cocoTrain, ...(inputs.imageRoot ? { imageRoot: inputs.imageRoot } : {}) }
       : { kind: 'tsv', path: inputs.conceptualTrain };
+  const dev = variant.training === 'coco' ? inputs.cocoDev : inputs.conceptualDev;
+  // with a dev set: every checkpoint kept for the choice afterwards (CC3M §5.2)
+  const choice = dev
+    ? {
+        val: {
+          path: dev,
+          ...(inputs.imageRoot && variant.training === 'coco' ? { imageRoot: inputs.imageRoot } : {}),
+          every: grid.dev.every,
+          maxLen: grid.maxCaptionLen,
+        },
+        checkpointEvery: grid.dev.every,
+        keepCheckpoints: Math.ceil(grid.steps / grid.dev.every) + 1,
+      }
+    : { checkpointEvery: grid.steps };
   return {
     name: `cc3m-${variant.label.toLowerCase()}`,
     seed: recipe.seed,
@@ -172,14 +240,36 @@ export function captionerTrainConfig(recipe: Recipe, variant: CaptionerVariant, 
     batchSize: grid.batchSize,
     steps: grid.steps,
     clipNorm: grid.clipNorm,
-    checkpointEvery: grid.steps,
+    ...choice,
   };
+}
+
+/** The dev CIDEr curve a run logged, and the checkpoint CC3M §5.2 keeps: the best dev CIDEr (ties: the earlier). */
+export interface DevChoice {
+  step: number;
+  /** Dev CIDEr (×1) at the chosen step. */
+  cider: number;
+  curve: { step: number; cider: number }[];
+}
+
+/** The run's dev choice among its kept checkpoints, or undefined when it logged no dev CIDEr at a kept one. */
+export function bestDevCheckpoint(runDir: string): (DevChoice & { dir: string }) | undefined {
+  const atStep = new Map<number, number>(); // the last line per step: a resumed run logs its steps again
+  for (const line of readLog(runDir)) if (line.val && Number.isFinite(line.val.CIDEr)) atStep.set(line.step, line.val.CIDEr!);
+  const curve = [...atStep].sort((a, b) => a[0] - b[0]).map(([step, cider]) => ({ step, cider }));
+  let best: (DevChoice & { dir: string }) | undefined;
+  for (const { step, dir } of listCheckpoints(runDir)) {
+    const cider = atStep.get(step);
+    if (cider !== undefined && (!best || cider > best.cider)) best = { step, cider, dir, curve };
+  }
+  return best;
 }
 
 /** The evaluation images of a test split. */
 export function testImages(inputs: CaptionerInputs, test: CaptionerTest): EvalImage[] {
   if (test === 'conceptual') return JSON.parse(fs.readFileSync(inputs.conceptualTest, 'utf8')) as EvalImage[];
-  return readEvalImages({ path: test === 'coco' ? inputs.cocoTest : inputs.flickrTest, imageRoot: inputs.imageRoot });
+  if (test === 'coco') return readEvalImages({ path: inputs.cocoTest, imageRoot: inputs.imageRoot });
+  return readEvalImages({ path: inputs.flickrTest, imageRoot: inputs.imageRoot, ...(inputs.flickrLimit !== undefined ? { limit: inputs.flickrLimit } : {}) });
 }
 
 /** The judge's figures of one test's captions, with the GOOD share (CC3M Table 4's stand-in). */
@@ -202,6 +292,8 @@ export interface CaptionerRow extends CaptionerVariant {
   run: string;
   /** Vocabulary size of the run (COCO vs Conceptual vocabularies). */
   vocabSize: number;
+  /** The checkpoint the tests were captioned with, chosen on dev CIDEr (absent: no dev set, the last one). */
+  dev?: DevChoice;
   tests: Record<CaptionerTest, TestScores>;
   /** Whether this call trained the run (false: a finished run was reused). */
   trained: boolean;
@@ -269,6 +361,9 @@ export async function runCaptionerVariant(
   });
   const decode = recipe.captioners.decode;
   const decoder = describeDecoder(decode);
+  const chosen = config.val ? bestDevCheckpoint(run.dir) : undefined;
+  if (config.val && !chosen) throw new Error(`${run.dir}: no dev CIDEr logged at a kept checkpoint`);
+  if (chosen) say(`${variant.label}: best dev CIDEr ${(100 * chosen.cider).toFixed(1)} at step ${chosen.step} of ${config.steps}`);
   const tests = {} as Record<CaptionerTest, TestScores>;
   let captioned = 0;
   for (const test of CAPTIONER_TESTS) {
@@ -282,6 +377,7 @@ export async function runCaptionerVariant(
     say(`captioning the ${test}-like test (${images.length} images) with ${variant.label}`);
     const captions = await decodeSplit(run.dir, images, visual, {
       decode,
+      ...(chosen ? { checkpoint: chosen.dir } : {}),
       progress: hooks.progress ? (done, total) => hooks.progress!(`caption ${variant.label} ${test}`, done, total) : undefined,
     });
     const cases = images.map((img) => ({
@@ -303,7 +399,8 @@ export async function runCaptionerVariant(
     };
     captioned++;
   }
-  return { ...variant, run: run.id, vocabSize: run.vocab.size, tests, trained: run.stepsRun > 0, captioned };
+  const dev = chosen ? { step: chosen.step, cider: chosen.cider, curve: chosen.curve } : undefined;
+  return { ...variant, run: run.id, vocabSize: run.vocab.size, ...(dev ? { dev } : {}), tests, trained: run.stepsRun > 0, captioned };
 }
 
 /** Worker side of `runCaptionerVariant` (src/util/workers.ts). */
