@@ -220,6 +220,16 @@ const stage = (): Pick<StageRecipe, 'optimizer' | 'decay' | 'objectives' | 'clip
 
 const retrievalClip = { clipNorm: 1 };
 
+/** The captioner grid of one size: CC3M §5.2's settings, the size's models, cap, dev interval and Flickr-like test. */
+const captionerGrid = (size: 'tiny' | 'small', own: { steps: number; devEvery: number; flickrImages: number }): CaptionerSection => ({
+  models: captionerModels(size),
+  features: { '1x1': 'global', '8x8': 'grid' },
+  steps: own.steps,
+  dev: { every: own.devEvery, cocoDevFraction: 0.5 },
+  flickrImages: own.flickrImages,
+  ...cc3mTraining(),
+});
+
 /** CC3M §5.2's training settings, shared by every size of the captioner grid. */
 const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps' | 'dev' | 'flickrImages'> => ({
   optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' },
@@ -271,14 +281,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
       testFraction: 0.5,
     },
     narratives: { pretrainSteps: 1500, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
-    captioners: {
-      models: captionerModels('tiny'),
-      features: { '1x1': 'global', '8x8': 'grid' },
-      steps: 400,
-      dev: { every: 50, cocoDevFraction: 0.5 },
-      flickrImages: 200,
-      ...cc3mTraining(),
-    },
+    captioners: captionerGrid('tiny', { steps: 400, devEvery: 50, flickrImages: 200 }),
   },
   small: {
     preset: 'small',
@@ -301,14 +304,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
       testFraction: 0.5,
     },
     narratives: { pretrainSteps: 4000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
-    captioners: {
-      models: captionerModels('small'),
-      features: { '1x1': 'global', '8x8': 'grid' },
-      steps: 3000,
-      dev: { every: 250, cocoDevFraction: 0.5 },
-      flickrImages: 1000,
-      ...cc3mTraining(),
-    },
+    captioners: captionerGrid('small', { steps: 3000, devEvery: 250, flickrImages: 1000 }),
   },
 };
 
