@@ -193,9 +193,13 @@ test('cckit world build and cckit stats from the command line', () => {
 
 test("staleWorld: a cached world is rebuilt when an older generator wrote it or its sizes are not the preset's", () => {
   const sizes = { ...WORLD_PRESETS.tiny };
-  assert.equal(staleWorld({ generation: WORLD_GENERATION, sizes }, 'tiny'), undefined);
-  assert.match(staleWorld({ generation: WORLD_GENERATION - 1, sizes }, 'tiny')!, /older world generator/);
-  assert.match(staleWorld({ generation: WORLD_GENERATION, sizes: { ...sizes, flickr: sizes.flickr + 1 } }, 'tiny')!, /other split sizes.*\(flickr\)/);
-  assert.match(staleWorld({ generation: WORLD_GENERATION, sizes }, 'small')!, /small preset/);
-  assert.match(staleWorld({ generation: WORLD_GENERATION }, 'tiny')!, /web, coco-train/);
+  const built = { generation: WORLD_GENERATION, preset: 'tiny' as const };
+  assert.equal(staleWorld({ ...built, sizes }, 'tiny'), undefined);
+  assert.match(staleWorld({ ...built, generation: WORLD_GENERATION - 1, sizes }, 'tiny')!, /older world generator/);
+  assert.match(staleWorld({ ...built, sizes: { ...sizes, flickr: sizes.flickr + 1 } }, 'tiny')!, /other split sizes.*\(flickr\)/);
+  assert.match(staleWorld({ ...built, sizes }, 'small')!, /small preset/);
+  assert.match(staleWorld(built, 'tiny')!, /web, coco-train/);
+  // a world built with custom sizes on purpose (a test's small world) is kept
+  assert.equal(staleWorld({ generation: WORLD_GENERATION, preset: 'custom', sizes: { ...sizes, web: 300 } }, 'tiny'), undefined);
+  assert.match(staleWorld({ generation: WORLD_GENERATION - 1, preset: 'custom', sizes }, 'tiny')!, /older world generator/);
 });

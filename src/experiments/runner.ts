@@ -175,9 +175,13 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
   };
 }
 
-/** Why a cached world must be rebuilt for `preset` (an older generator, other split sizes), or undefined. */
+/**
+ * Why a cached world must be rebuilt for `preset` (an older generator; a preset's world whose sizes are no longer the
+ * preset's), or undefined. A world built with custom sizes (`preset: 'custom'`, e.g. a test's) is used as it is.
+ */
 export function staleWorld(built: Partial<BuildManifest>, preset: WorldSpec['preset']): string | undefined {
   if (built.generation !== WORLD_GENERATION) return 'was written by an older world generator';
+  if (built.preset === 'custom') return undefined;
   const want = WORLD_PRESETS[preset];
   const differ = (Object.keys(want) as (keyof typeof want)[]).filter((split) => built.sizes?.[split] !== want[split]);
   return differ.length > 0 ? `has other split sizes than the ${preset} preset's (${differ.join(', ')})` : undefined;
