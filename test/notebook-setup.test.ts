@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import { RECIPES } from '../src/experiments/recipe';
-import { notebookSeeds, recipeWithOverrides, resultRowLines, setup, statusLine } from '../src/notebook/setup';
+import { notebookSeeds, recipeWithOverrides, resultRowLines, seedSummaryLine, setup, statusLine } from '../src/notebook/setup';
 
 test('recipeWithOverrides replaces one field of a section and keeps the rest of the preset', () => {
   const r = recipeWithOverrides(RECIPES.tiny, { finetune: { lr: 1e-4 }, zeroShot: false });
@@ -103,5 +103,10 @@ test('resultRowLines: each row names its runs, whether they were trained now or 
     'seed 0 · cc12m: pretrain-cc12m-aaa (1500 steps, reused) → finetune-coco-from-cc12m-bbb (250 steps, trained in 100 s); step 175 chosen on val',
     'seed 0 · none: missing-ccc (no run.json)',
   ]);
+  // many rows over many seeds: one line a seed
+  assert.equal(
+    seedSummaryLine(3, rows, root, since),
+    'seed 3: 2 rows, 1 of 3 runs trained now (the rest reused); steps chosen on val: cc12m 175, none — (every run: runs/status.log)',
+  );
   fs.rmSync(root, { recursive: true, force: true });
 });

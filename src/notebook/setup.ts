@@ -148,6 +148,17 @@ export function resultRowLines(rows: readonly RunRow[], runsRoot: string, since:
   });
 }
 
+/** Row lines a finished `overSeeds` cell keeps; more rows over all seeds are summarised one line a seed. */
+export const MAX_ROW_LINES = 12;
+
+/** One seed's rows in one line: how many runs were trained now or reused, and each row's step chosen on val. */
+export function seedSummaryLine(seed: number, rows: readonly RunRow[], runsRoot: string, since: Date): string {
+  const runs = rows.flatMap((r) => [r.pretrainRun, r.finetuneRun].filter((x): x is string => !!x));
+  const trained = runs.filter((id) => /trained in/.test(describeRun(path.join(runsRoot, id), since))).length;
+  const steps = rows.map((r) => `${r.label ?? r.pretraining} ${r.selection ? r.selection.step : '—'}`).join(', ');
+  return `seed ${seed}: ${rows.length} rows, ${trained} of ${runs.length} runs trained now (the rest reused); steps chosen on val: ${steps} (every run: runs/status.log)`;
+}
+
 const resultRowsOf = (result: unknown): RunRow[] | undefined => {
   const rows = (result as { rows?: unknown } | null)?.rows;
   return Array.isArray(rows) && rows.every((r) => typeof (r as RunRow | null)?.finetuneRun === 'string') ? (rows as RunRow[]) : undefined;
@@ -195,10 +206,16 @@ export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> 
     overSeeds: async (run) => {
       since = new Date();
       const results = await overSeeds(seeds, (seed: number) => run(recipeFor(seed), seed), say);
-      results.forEach((result, i) => {
-        const rows = resultRowsOf(result);
-        if (rows) for (const line of resultRowLines(rows, runsRoot, since, `seed ${seeds[i]} · `)) console.log(line);
-      });
+      const perSeed = results.map((result, i) => ({ seed: seeds[i]!, rows: resultRowsOf(result) }));
+      const rowCount = perSeed.reduce((n, r) => n + (r.rows?.length ?? 0), 0);
+      for (const { seed, rows } of perSeed) {
+        if (!rows) continue;
+        const lines = resultRowLines(rows, runsRoot, since, `seed ${seed} · `);
+        // every row's line goes to runs/status.log; the cell keeps them while they are few, else one line a seed
+        for (const line of lines) say(line);
+        if (rowCount <= MAX_ROW_LINES) for (const line of lines) console.log(line);
+        else console.log(seedSummaryLine(seed, rows, runsRoot, since));
+      }
       return results;
     },
     say,
