@@ -16,7 +16,7 @@ import * as tf from '@tensorflow/tfjs';
 
 import { DECODE_PRESETS, describeDecoder, evaluateRun } from '../src/decode';
 import {
-  bestDevCheckpoint,
+  devCheckpoint,
   CAPTIONER_CLAIMS,
   cocoCaptionsOf,
   captionerClaimList,
@@ -134,12 +134,13 @@ test('the dev choice (CC3M §5.2): a dev set adds dev scoring and keeps every ch
   }
 });
 
-test('bestDevCheckpoint: the kept checkpoint of the best logged dev CIDEr, ties to the earlier, the last line of a step', () => {
+test('devCheckpoint: the kept checkpoint of the best logged dev CIDEr, ties to the earlier, the last line of a step', async () => {
   const run = path.join(tmp, 'dev-run');
-  for (const step of [50, 100, 150]) {
+  const keep = (step: number) => {
     fs.mkdirSync(path.join(run, 'checkpoints', `step-${String(step).padStart(7, '0')}`), { recursive: true });
     fs.writeFileSync(path.join(run, 'checkpoints', `step-${String(step).padStart(7, '0')}`, 'model.json'), '{}');
-  }
+  };
+  for (const step of [50, 100, 150]) keep(step);
   const line = (step: number, cider?: number) =>
     JSON.stringify({ step, time: 't', ...(cider === undefined ? { loss: { total: 1 } } : { val: { CIDEr: cider } }) });
   // step 100 is logged twice (a resumed run): its last line counts; step 200 has no kept checkpoint
@@ -147,7 +148,7 @@ test('bestDevCheckpoint: the kept checkpoint of the best logged dev CIDEr, ties 
     path.join(run, 'log.jsonl'),
     [line(50, 0.1), line(100, 0.5), line(100, 0.2), line(150, 0.2), line(150), line(200, 0.9), '{"torn'].join('\n'),
   );
-  const best = bestDevCheckpoint(run)!;
+  const best = await devCheckpoint(run);
   assert.equal(best.step, 100, 'ties (0.2 at 100 and 150) go to the earlier');
   assert.equal(best.cider, 0.2);
   assert.equal(path.basename(best.dir), 'step-0000100');
@@ -160,7 +161,10 @@ test('bestDevCheckpoint: the kept checkpoint of the best logged dev CIDEr, ties 
       [200, 0.9],
     ],
   );
-  assert.equal(bestDevCheckpoint(path.join(tmp, 'no-such-run')), undefined);
+  // a kept checkpoint the log has no dev CIDEr for is an error naming it, and so is a run with no checkpoints
+  keep(250);
+  await assert.rejects(devCheckpoint(run), /no dev CIDEr logged at the kept checkpoint of step 250/);
+  await assert.rejects(devCheckpoint(path.join(tmp, 'no-such-run')), /no checkpoints to choose from/);
 });
 
 test("splitCocoFile: a COCO-format file's images by URL hash into dev and test, each with all its references and the source's info", () => {

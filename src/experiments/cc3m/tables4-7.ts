@@ -29,14 +29,13 @@ import { describeDecoder, evaluateRun, type DecodeSettings } from '../../decode'
 import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding';
 import { paperNumbers } from '../../report/paper';
 import { readLog, readPredictions, readScores, type LogLine } from '../../runs/layout';
-import { listCheckpoints } from '../../train/checkpoint';
 import { readEvalImages, readExamples, type EvalImage } from '../../train/data';
 import { train, type TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
 import { CAPTIONER_FEATURES, CAPTIONER_MODELS, type CaptionerFeatures, type CaptionerModel, type Recipe } from '../recipe';
 import { readWebTruth, splitOf, type SplitFractions } from '../cc3m-dataset';
-import { decodeSplit, splitCaptioned } from '../evaluate';
+import { decodeSplit, selectCheckpoint, splitCaptioned } from '../evaluate';
 import { runJobs } from '../jobs';
 import { prepareWorldInputs, reportToParent, runJobInWorker } from '../runner';
 import { formatSpread, spread } from '../seeds';
@@ -252,17 +251,31 @@ export interface DevChoice {
   curve: { step: number; cider: number }[];
 }
 
-/** The run's dev choice among its kept checkpoints, or undefined when it logged no dev CIDEr at a kept one. */
-export function bestDevCheckpoint(runDir: string): (DevChoice & { dir: string }) | undefined {
-  const atStep = new Map<number, number>(); // the last line per step: a resumed run logs its steps again
+/** The dev CIDEr the run logged at each step (the last line per step: a resumed run logs its steps again). */
+export function loggedDevCurve(runDir: string): DevChoice['curve'] {
+  const atStep = new Map<number, number>();
   for (const line of readLog(runDir)) if (line.val && Number.isFinite(line.val.CIDEr)) atStep.set(line.step, line.val.CIDEr!);
-  const curve = [...atStep].sort((a, b) => a[0] - b[0]).map(([step, cider]) => ({ step, cider }));
-  let best: (DevChoice & { dir: string }) | undefined;
-  for (const { step, dir } of listCheckpoints(runDir)) {
-    const cider = atStep.get(step);
-    if (cider !== undefined && (!best || cider > best.cider)) best = { step, cider, dir, curve };
-  }
-  return best;
+  return [...atStep].sort((a, b) => a[0] - b[0]).map(([step, cider]) => ({ step, cider }));
+}
+
+/**
+ * CC3M §5.2's choice among the run's kept checkpoints: `selectCheckpoint`'s rule (the best value, ties to the
+ * earlier) on the dev CIDEr the run logged while training (greedy, so the dev set is not decoded again).
+ */
+export async function devCheckpoint(runDir: string): Promise<DevChoice & { dir: string }> {
+  const curve = loggedDevCurve(runDir);
+  const atStep = new Map(curve.map((p) => [p.step, p.cider]));
+  const choice = await selectCheckpoint(
+    runDir,
+    'dev',
+    async ({ step }) => {
+      const cider = atStep.get(step);
+      if (cider === undefined) throw new Error(`${runDir}: no dev CIDEr logged at the kept checkpoint of step ${step}`);
+      return cider;
+    },
+    (cider) => cider,
+  );
+  return { step: choice.step, cider: atStep.get(choice.step)!, dir: choice.dir, curve };
 }
 
 /** The evaluation images of a test split. */
@@ -361,8 +374,7 @@ export async function runCaptionerVariant(
   });
   const decode = recipe.captioners.decode;
   const decoder = describeDecoder(decode);
-  const chosen = config.val ? bestDevCheckpoint(run.dir) : undefined;
-  if (config.val && !chosen) throw new Error(`${run.dir}: no dev CIDEr logged at a kept checkpoint`);
+  const chosen = config.val ? await devCheckpoint(run.dir) : undefined;
   if (chosen) say(`${variant.label}: best dev CIDEr ${(100 * chosen.cider).toFixed(1)} at step ${chosen.step} of ${config.steps}`);
   const tests = {} as Record<CaptionerTest, TestScores>;
   let captioned = 0;
