@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import { RECIPES } from '../src/experiments/recipe';
-import { notebookSeeds, recipeWithOverrides, resultRowLines, seedSummaryLine, setup, statusLine } from '../src/notebook/setup';
+import { notebookPreset, notebookSeeds, recipeWithOverrides, resultRowLines, seedSummaryLine, setup, statusLine } from '../src/notebook/setup';
 
 test('recipeWithOverrides replaces one field of a section and keeps the rest of the preset', () => {
   const r = recipeWithOverrides(RECIPES.tiny, { finetune: { lr: 1e-4 }, zeroShot: false });
@@ -25,6 +25,14 @@ test('notebookSeeds: the environment overrides the notebook; a bad value names i
   assert.deepEqual(notebookSeeds([0], ' 3, 4 '), [3, 4]);
   assert.throws(() => notebookSeeds([0], '0,x'), /CCKIT_NOTEBOOK_SEEDS.*"0,x"/);
   assert.throws(() => notebookSeeds([0], '-1'), /CCKIT_NOTEBOOK_SEEDS/);
+});
+
+test('notebookPreset: the environment overrides the notebook (the suite runs a small-preset notebook at tiny); a bad value names itself', () => {
+  assert.equal(notebookPreset('small', undefined), 'small');
+  assert.equal(notebookPreset('small', ''), 'small');
+  assert.equal(notebookPreset('small', 'tiny'), 'tiny');
+  assert.throws(() => notebookPreset('tiny', 'huge'), /CCKIT_NOTEBOOK_PRESET="huge".*tiny, small/);
+  assert.throws(() => notebookPreset('huge' as never, undefined), /unknown preset "huge"/);
 });
 
 test('setup: folders under the root, real data switches the recipe and the backbone, status lines are logged', async () => {

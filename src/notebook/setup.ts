@@ -29,7 +29,7 @@ export type PresetName = keyof typeof RECIPES;
 export type RecipeOverrides = { [K in keyof Recipe]?: Recipe[K] extends object ? Partial<Recipe[K]> : Recipe[K] };
 
 export interface SetupOptions {
-  /** The recipe's size (default `tiny`). */
+  /** The recipe's size (default `tiny`); `CCKIT_NOTEBOOK_PRESET=tiny` overrides it (the test suite runs every notebook at tiny). */
   preset?: PresetName;
   /** The one switch to real data: the files of `Recipe.data` (null or absent: the embedded world). */
   real?: Inputs | null;
@@ -96,6 +96,16 @@ export function notebookSeeds(fallback: number[], env: string | undefined = proc
   const seeds = env.split(',').map((s) => Number(s.trim()));
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error(`CCKIT_NOTEBOOK_SEEDS: expected comma-separated seeds, got "${env}"`);
   return seeds;
+}
+
+/** The preset from `CCKIT_NOTEBOOK_PRESET` ("tiny"), else the notebook's own. */
+export function notebookPreset(fallback: PresetName, env: string | undefined = process.env.CCKIT_NOTEBOOK_PRESET): PresetName {
+  const preset = env || fallback;
+  if (!Object.hasOwn(RECIPES, preset)) {
+    const from = env ? `CCKIT_NOTEBOOK_PRESET="${env}"` : `preset "${preset}"`;
+    throw new Error(`notebook setup: unknown ${from} (choose ${Object.keys(RECIPES).join(', ')})`);
+  }
+  return preset as PresetName;
 }
 
 /**
@@ -165,8 +175,7 @@ const resultRowsOf = (result: unknown): RunRow[] | undefined => {
 };
 
 export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> {
-  const preset = options.preset ?? 'tiny';
-  if (!Object.hasOwn(RECIPES, preset)) throw new Error(`notebook setup: unknown preset "${preset}" (choose ${Object.keys(RECIPES).join(', ')})`);
+  const preset = notebookPreset(options.preset ?? 'tiny');
   const real = options.real ?? null;
   const recipe = recipeWithOverrides({ ...RECIPES[preset], ...(real ? { data: real } : {}) }, options.overrides);
   const seeds = notebookSeeds(options.seeds ?? [0]);
