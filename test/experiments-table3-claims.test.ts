@@ -9,6 +9,7 @@ import {
   perImageOfRows,
   table3ClaimList,
   table3Claims,
+  table3DataRows,
   table3Figure,
   table3GroundingNote,
   table3JudgeRows,
@@ -64,6 +65,33 @@ test('claims are verdicts over every seed: a gain on one seed and a loss on the 
   const rows = table3Claims([seedResult(0, 8), seedResult(1, 9)]);
   assert.equal(rows.find((r) => r.claim === 'CC12M beats CC3M out of domain')!.here, 'holds');
   assert.equal(rows.find((r) => r.claim === 'CC12M beats CC3M out of domain')!['measured (per seed)'], '+8.0, +9.0');
+});
+
+test('the data rows: passes over each pre-training pool (both: their sum) and over the COCO-like captions up to the chosen step', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-t3-data-'));
+  const coco = path.join(dir, 'captions_train.json');
+  const images = [0, 1, 2, 3].map((id) => ({ id, file_name: `${id}.jpg` }));
+  const annotations = images.flatMap((img) => [0, 1, 2, 3, 4].map((k) => ({ id: 5 * img.id + k, image_id: img.id, caption: `a caption ${k}` })));
+  fs.writeFileSync(coco, JSON.stringify({ images, annotations }));
+  try {
+    const result = { ...seedResult(0, 8), inputs: { cocoTrain: coco, imageRoot: dir } as never };
+    const rows = table3DataRows([result]);
+    const pre = rows.filter((r) => r.stage === 'pre-training');
+    assert.deepEqual(
+      pre.map((r) => [r.data, r['pairs or captions'], r.drawn, r.passes]),
+      [
+        ['cc3m', '500', '48,000', '96.0'],
+        ['cc12m', '2,000', '48,000', '24.0'],
+        ['cc3m+cc12m', '2,500', '48,000', '19.2'],
+      ],
+    );
+    const fine = rows.filter((r) => r.data === 'COCO-like train');
+    assert.equal(fine.length, 4, 'one row per Table 3 row, none included');
+    // the none row chose step 100 (100 × 32 = 3,200 captions drawn of 20): 160 passes
+    assert.deepEqual([fine[0]!['pairs or captions'], fine[0]!.steps, fine[0]!.passes], ['20', '100 × 32', '160.0']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the seed table shows mean ± std per domain, the steps chosen per seed and the human row', () => {

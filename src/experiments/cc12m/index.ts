@@ -36,6 +36,7 @@ export const table3 = {
   run: table3Module.runTable3,
   rows: table3Module.table3SeedRows,
   judgeRows: table3Module.table3JudgeRows,
+  dataRows: table3Module.table3DataRows,
   groundingNote: table3Module.table3GroundingNote,
   /** Issue #26's mechanism from Table 3's stored captions: pool frequency vs naming, naming per fine-tuning step. */
   mechanism: mechanismModule.table3Mechanism,

@@ -327,6 +327,47 @@ export function table3SeedRows(perSeed: readonly Table3Result[]): Record<string,
   ];
 }
 
+/**
+ * How much data each stage drew (issue #26: pre-training should not run out of unique pairs): per seed, each
+ * pre-training pool's pairs, the pairs drawn (steps × batch) and the passes over the pool; then the COCO-like
+ * captions and the passes each row's fine-tuning made up to its step chosen on val.
+ */
+export function table3DataRows(perSeed: readonly Table3Result[]): Record<string, string>[] {
+  const out: Record<string, string>[] = [];
+  const count = (n: number) => n.toLocaleString('en-US');
+  for (const result of perSeed) {
+    const { pretrain, finetune } = result.config;
+    const drawn = pretrain.steps * pretrain.batchSize;
+    for (const row of result.rows) {
+      if (row.pretraining === 'none') continue;
+      const pairs = row.pretraining.split('+').reduce((n, pool) => n + (result.pools[pool] ?? NaN), 0);
+      out.push({
+        seed: String(result.config.seed),
+        stage: 'pre-training',
+        data: row.pretraining,
+        'pairs or captions': count(pairs),
+        steps: `${pretrain.steps} × ${pretrain.batchSize}`,
+        drawn: count(drawn),
+        passes: (drawn / pairs).toFixed(1),
+      });
+    }
+    const captions = readEvalImages({ path: result.inputs.cocoTrain, imageRoot: result.inputs.imageRoot }).reduce((n, img) => n + img.references.length, 0);
+    for (const row of result.rows) {
+      const step = row.selection?.step ?? finetune.steps;
+      out.push({
+        seed: String(result.config.seed),
+        stage: `fine-tuning (from ${row.pretraining}; step chosen on val)`,
+        data: 'COCO-like train',
+        'pairs or captions': count(captions),
+        steps: `${step} × ${finetune.batchSize}`,
+        drawn: count(step * finetune.batchSize),
+        passes: ((step * finetune.batchSize) / captions).toFixed(1),
+      });
+    }
+  }
+  return out;
+}
+
 /** The ground-truth judge over seeds (% of captions, mean ± std): recall per domain, by name, CHAIR, zero-shot. */
 export function table3JudgeRows(perSeed: readonly Table3Result[]): Record<string, string>[] {
   const rows = table3PerSeed(perSeed);
