@@ -70,3 +70,17 @@ test('a malformed funnel line is an error naming the file and line', () => {
   assert.throws(() => readFunnels(inputs), /funnel\.jsonl.*line 2: not a JSON funnel stage/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('the CC12M-like funnel ends with the disjoint stage overlap.json records, so it accounts for every pair of the pool', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-funnel-'));
+  fs.writeFileSync(path.join(dir, 'kept-minus-cc3m.tsv'), '');
+  fs.writeFileSync(path.join(dir, 'funnel.jsonl'), '{"stage":"transform","in":10,"out":10,"rejected":{}}\n');
+  fs.writeFileSync(path.join(dir, 'overlap.json'), JSON.stringify({ b: { rows: 10 }, shared: 3, written: 7 }));
+  const inputs = { pools: { cc3m: path.join(dir, 'none', 'kept.tsv'), cc12m: path.join(dir, 'kept-minus-cc3m.tsv') } } as never;
+  const funnels = readFunnels(inputs);
+  assert.deepEqual(funnels.cc12m!.at(-1), { stage: 'disjoint from cc3m', in: 10, out: 7, rejected: { 'image in the cc3m pool': 3 } });
+  assert.equal(funnelRows(funnels).at(-1)!['rejected because'], 'image in the cc3m pool 3');
+  fs.writeFileSync(path.join(dir, 'overlap.json'), '{"b":{}}');
+  assert.throws(() => readFunnels(inputs), /overlap\.json.*no b\.rows and written counts/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -22,13 +22,14 @@ import { PACKAGE_ROOT } from '../src/paths';
 
 const PYTHON = '/usr/bin/python3';
 const BIN = path.join(PACKAGE_ROOT, 'node_modules', '.bin');
-// One seed: the suite checks that the notebooks run and show what they are for; the committed outputs hold the
-// three seeds' results (CCKIT_NOTEBOOK_SEEDS, read by the notebooks' setup cells).
+// One seed at tiny: the suite checks that the notebooks run and show what they are for; the committed outputs hold the
+// seeds' (and notebook 10's small preset's) results (CCKIT_NOTEBOOK_SEEDS and _PRESET, read by the setup cells).
 const env = {
   ...process.env,
   PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ''}`,
   PYDEVD_DISABLE_FILE_VALIDATION: '1',
   CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0',
+  CCKIT_NOTEBOOK_PRESET: process.env.CCKIT_NOTEBOOK_PRESET ?? 'tiny',
 };
 const PLOTLY = 'application/vnd.plotly.v1+json';
 const CAPTIONS = 'application/vnd.cckit.captions+json';
@@ -315,6 +316,38 @@ test('03-table3: Table 3 measured beside the paper, claims, curves, captions, si
   captionGrid(nb, 6);
   table3Executed = true;
 });
+
+// At tiny (CCKIT_NOTEBOOK_PRESET) this reads 03's seed-0 runs back: the suite checks that the small-preset notebook
+// runs and shows what it is for; its committed outputs are the small run's.
+test(
+  '10-table3-small-preset: data drawn per stage, Table 3 beside the paper and beside tiny, claims, mechanism, curves',
+  { timeout: 20 * MINUTE },
+  async (t) => {
+    const nb = await run(t, '10-table3-small-preset.ipynb', 18 * MINUTE);
+    if (!nb) return;
+    progressDone(nb);
+    assert.match(nb.printed, /^tiny, seed 0: \d+ s in this call; pools cc3m \d+, cc12m \d+ pairs$/m);
+    const drawn = nb.tables.find((h) => h.includes('Data drawn per stage'));
+    assert.ok(drawn, 'the data-drawn table');
+    for (const column of ['pairs or captions', 'drawn', 'passes']) assert.ok(drawn.includes(`>${column}<`), column);
+    assert.match(drawn, /<td>cc3m\+cc12m<\/td>/, 'both pools together');
+    const table = nb.tables.find((h) => h.includes('CC12M Table 3 at the tiny preset'));
+    assert.ok(table, 'the Table 3 comparison');
+    for (const paper of ['54.7', '73.2', '87.4', '90.2']) assert.ok(table.includes(`>${paper}<`), `paper number ${paper}`);
+    const beside = nb.tables.find((h) => h.includes('tiny beside tiny'));
+    assert.ok(beside && /<td>\d+\.\d<\/td>/.test(beside), 'the two presets side by side');
+    assert.ok(
+      nb.tables.some((h) => h.includes('claims at the tiny preset') && /holds|does not hold|within noise/.test(h)),
+      'the claims table',
+    );
+    assert.ok(
+      nb.tables.some((h) => h.includes('Spearman')),
+      'the mechanism table',
+    );
+    const figures = nb.withMime(PLOTLY);
+    assert.equal(figures.length, 6, 'bars, the claims forest plot, the mechanism (2), CIDEr curves, checkpoint choice');
+  },
+);
 
 // After 03 it only reads runs (a minute or two); alone on a fresh checkout it trains Table 3 first, as 03 would.
 test('04-table4: val and test, CIDEr and SPICE, beside the paper; claims; the test submission', { timeout: 45 * MINUTE }, async (t) => {

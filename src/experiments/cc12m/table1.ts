@@ -43,8 +43,25 @@ export function readFunnels(inputs: Inputs): Partial<Record<Pool, FunnelStage[]>
         throw new InputError(file, `line ${i + 1}: not a JSON funnel stage`);
       }
     });
+    // the CC12M-like pool then drops the CC3M-like pool's images (runner.ts, CC12M §3): the funnel's last stage
+    const disjoint = path.join(path.dirname(inputs.pools[pool]), 'overlap.json');
+    if (pool === 'cc12m' && fs.existsSync(disjoint)) out[pool].push(disjointStage(disjoint));
   }
   return out;
+}
+
+/** The stage `overlap.json` records: the relaxed pipeline's pairs in, those whose image the CC3M-like pool has out. */
+function disjointStage(file: string): FunnelStage {
+  let report: { b?: { rows?: unknown }; written?: unknown };
+  try {
+    report = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof report;
+  } catch {
+    throw new InputError(file, 'not a JSON overlap report');
+  }
+  const pairsIn = report.b?.rows;
+  const pairsOut = report.written;
+  if (typeof pairsIn !== 'number' || typeof pairsOut !== 'number') throw new InputError(file, 'no b.rows and written counts');
+  return { stage: 'disjoint from cc3m', in: pairsIn, out: pairsOut, rejected: { 'image in the cc3m pool': pairsIn - pairsOut } };
 }
 
 /** Pairs left after each stage, one line per pipeline. */
