@@ -18,7 +18,6 @@ import {
   outOfDomainCoverage,
   poolQuality,
   readRejects,
-  readWebTruth,
   splitOf,
   splitStatistics,
   traceCc3mTransform,
@@ -27,6 +26,7 @@ import {
   webGroundingVocabulary,
   type TransformTrace,
 } from '../src/experiments/cc3m-dataset';
+import { readWebTruth } from '../src/experiments/world-check';
 import type { ConceptCatalog } from '../src/wordnet/catalog';
 
 const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-cc3m-dataset-'));

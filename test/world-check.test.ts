@@ -14,7 +14,9 @@ import {
   nocapsOutConcepts,
   personShare,
   poolRatio,
-  readDescribesImage,
+  objectsPerImage,
+  personPresence,
+  readWebTruth,
   tokenStats,
   worldCheck,
   type WorldCheckMeasures,
@@ -36,14 +38,14 @@ test('caption precision joins kept rows to the truth by URL', () => {
   fs.writeFileSync(
     truthFile,
     [
-      { url: 'world://0/web/1.jpg', describesImage: true, tags: [] },
-      { url: 'world://0/web/2.jpg', describesImage: false },
-      { url: 'world://0/web/3.jpg', describesImage: true },
+      { url: 'world://0/web/1.jpg', concepts: ['dog'], describesImage: true, tags: [] },
+      { url: 'world://0/web/2.jpg', concepts: ['dog'], describesImage: false },
+      { url: 'world://0/web/3.jpg', concepts: ['dog'], describesImage: true },
     ]
       .map((r) => JSON.stringify(r))
       .join('\n') + '\n',
   );
-  const truth = readDescribesImage(truthFile);
+  const truth = new Map([...readWebTruth(truthFile)].map(([url, t]) => [url, t.describesImage]));
   assert.equal(truth.size, 3);
   // kept in another order, one URL the truth does not know
   const p = captionPrecision(['world://0/web/3.jpg', 'world://0/web/2.jpg', 'world://0/web/9.jpg', 'world://0/web/1.jpg'], truth);
@@ -142,6 +144,8 @@ test('verdicts follow the accepted ranges', () => {
     cocoTrainCaptions: 40,
     sharedPairs: 2,
     types: { coco: 30, cc3m: 100 },
+    personPresence: { named: 10, present: 8, share: 0.8 },
+    cocoObjects: { images: 100, mean: 3.4, singleShare: 0.1 },
   };
   const results = judge(good);
   assert.deepEqual(
@@ -164,6 +168,9 @@ test('verdicts follow the accepted ranges', () => {
     cocoTrainCaptions: 1000,
     sharedPairs: 100,
     types: { coco: 80, cc3m: 100 },
+    // generation 3: names of photographers and owners, objects drawn one to four a scene
+    personPresence: { named: 1810, present: 482, share: 482 / 1810 },
+    cocoObjects: { images: 325, mean: 2.02, singleShare: 0.4 },
   });
   const missed = bad.filter((r) => !r.met).map((r) => r.id);
   assert.deepEqual(missed, [
@@ -176,7 +183,11 @@ test('verdicts follow the accepted ranges', () => {
     'pretrain-to-finetune',
     'pool-overlap',
     'coco-vocabulary',
+    'person-presence',
+    'coco-objects-per-image',
   ]);
+  // one object per image on half of them fails the single-object share even at COCO's mean
+  assert.equal(judge({ ...good, cocoObjects: { images: 10, mean: 3.5, singleShare: 0.5 } }).find((r) => r.id === 'coco-objects-per-image')!.met, false);
   const proportions = bad.find((r) => r.id === 'pretrain-to-finetune')!;
   assert.deepEqual(proportions.measured, { cc3m: 0.1, cc12m: 0.12, cocoCaptions: 1000 });
   // the small preset asks for the papers' ratios (5.6× and 21×), tiny for 2× and 8×
@@ -187,6 +198,19 @@ test('verdicts follow the accepted ranges', () => {
   assert.equal(results.find((r) => r.id === 'token-type-ratio')!.measured['cc12m at cc3m size'], 30);
   const few = judge({ ...good, rareWords: { cc3m: { mangosteen: 0, durian: 0, quiche: 0 }, cc12m: { mangosteen: 1, durian: 2, quiche: 1 } } });
   assert.match(few.find((r) => r.id === 'rare-words')!.note ?? '', /too few at this size/);
+});
+
+test('person presence counts alt-texts that name a person and show one; objects per image counts distinct concepts', () => {
+  assert.deepEqual(
+    personPresence([
+      { concepts: ['dog'], persons: [] },
+      { concepts: ['person', 'car'], persons: ['Ann Lee'] },
+      { concepts: ['car'], persons: ['Bo Li'] },
+    ]),
+    { named: 2, present: 1, share: 0.5 },
+  );
+  assert.ok(Number.isNaN(personPresence([]).share));
+  assert.deepEqual(objectsPerImage([{ concepts: ['dog', 'dog', 'cat'] }, { concepts: ['car'] }]), { images: 2, mean: 1.5, singleShare: 0.5 });
 });
 
 test('world check is registered under `cckit world`', () => {

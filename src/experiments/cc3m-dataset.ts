@@ -34,7 +34,7 @@ import { worldCatalog } from '../world/catalog';
 import { EVENTS, OCCASIONS } from '../world/words';
 import type { Recipe } from './recipe';
 import { prepareWorldInputs, type ExperimentOptions } from './runner';
-import { conceptCoverage, mentionCounts, nocapsOutConcepts, openBuiltWorld, readPool } from './world-check';
+import { conceptCoverage, mentionCounts, nocapsOutConcepts, openBuiltWorld, readPool, readWebTruth, type WebTruth } from './world-check';
 
 // ------------------------------------------------------------------ Table 1: what the transform did
 
@@ -147,35 +147,6 @@ export function examplesPerTransform(traces: readonly TransformTrace[], skip: re
 }
 
 // ------------------------------------------------------------------ Table 2: quality against the ground truth
-
-/** What the world knows about one web image. */
-export interface WebTruth {
-  /** Concepts shown in the image. */
-  concepts: string[];
-  /** Whether the alt-text was generated to describe the image (the world's own label). */
-  describesImage: boolean;
-  /** The person names the world wrote into the alt-text. */
-  persons: string[];
-  /** The simulated vision labels the pipelines saw (the hypernymiser's sense choice reads them). */
-  tags: string[];
-}
-
-/** URL → truth, from a world's `web/truth.jsonl`. */
-export function readWebTruth(file: string): Map<string, WebTruth> {
-  const map = new Map<string, WebTruth>();
-  fs.readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      const row = JSON.parse(line) as { url?: unknown; concepts?: unknown; describesImage?: unknown; persons?: { name?: unknown }[]; tags?: unknown };
-      if (typeof row.url !== 'string' || !Array.isArray(row.concepts) || typeof row.describesImage !== 'boolean')
-        throw new Error(`${file}:${i + 1}: needs "url", "concepts" and "describesImage"`);
-      const persons = (Array.isArray(row.persons) ? row.persons : []).map((p) => p.name).filter((n): n is string => typeof n === 'string');
-      const tags = Array.isArray(row.tags) ? row.tags.map(String) : [];
-      map.set(row.url, { concepts: row.concepts.map(String), describesImage: row.describesImage, persons, tags });
-    });
-  return map;
-}
 
 /**
  * The frame of the world's web alt-text: the judge's caption frame (settings, relations, adjectives) plus the words of

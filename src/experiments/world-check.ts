@@ -60,22 +60,64 @@ export function captionPrecision(keptUrls: Iterable<string>, describesImage: Rea
   return { precision: joined === 0 ? NaN : good / joined, joined, unmatched };
 }
 
-/** URL → `describesImage` from a world's `web/truth.jsonl`. */
-export function readDescribesImage(truthFile: string): Map<string, boolean> {
-  const map = new Map<string, boolean>();
-  const lines = fs.readFileSync(truthFile, 'utf8').split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let row: { url?: unknown; describesImage?: unknown };
-    try {
-      row = JSON.parse(line) as typeof row;
-    } catch (err) {
-      throw new Error(`${truthFile}:${i + 1}: ${(err as Error).message}`);
-    }
-    if (typeof row.url !== 'string' || typeof row.describesImage !== 'boolean') throw new Error(`${truthFile}:${i + 1}: needs "url" and "describesImage"`);
-    map.set(row.url, row.describesImage);
-  });
+/** One web image's ground truth, from a world's `web/truth.jsonl`. */
+export interface WebTruth {
+  /** Concepts shown in the image. */
+  concepts: string[];
+  /** Whether the alt-text was generated to describe the image (the world's own label). */
+  describesImage: boolean;
+  /** The person names the world wrote into the alt-text. */
+  persons: string[];
+  /** The simulated vision labels the pipelines saw (the hypernymiser's sense choice reads them). */
+  tags: string[];
+}
+
+/** URL → ground truth from a world's `web/truth.jsonl` (a bad line is an error naming the file and line). */
+export function readWebTruth(file: string): Map<string, WebTruth> {
+  const map = new Map<string, WebTruth>();
+  fs.readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      let row: { url?: unknown; concepts?: unknown; describesImage?: unknown; persons?: { name?: unknown }[]; tags?: unknown };
+      try {
+        row = JSON.parse(line) as typeof row;
+      } catch (err) {
+        throw new Error(`${file}:${i + 1}: ${(err as Error).message}`);
+      }
+      if (typeof row.url !== 'string' || !Array.isArray(row.concepts) || typeof row.describesImage !== 'boolean')
+        throw new Error(`${file}:${i + 1}: needs "url", "concepts" and "describesImage"`);
+      const persons = (Array.isArray(row.persons) ? row.persons : []).map((p) => p.name).filter((n): n is string => typeof n === 'string');
+      const tags = Array.isArray(row.tags) ? row.tags.map(String) : [];
+      map.set(row.url, { concepts: row.concepts.map(String), describesImage: row.describesImage, persons, tags });
+    });
   return map;
+}
+
+/** Of the web alt-texts that name a person, how many belong to an image that shows a person (`person` among its concepts). */
+export function personPresence(truth: Iterable<Pick<WebTruth, 'concepts' | 'persons'>>): { named: number; present: number; share: number } {
+  let named = 0;
+  let present = 0;
+  for (const t of truth) {
+    if (t.persons.length === 0) continue;
+    named++;
+    if (t.concepts.includes('person')) present++;
+  }
+  return { named, present, share: named === 0 ? NaN : present / named };
+}
+
+/** Distinct object concepts per image: the mean, and the share of images with only one. */
+export function objectsPerImage(images: Iterable<{ concepts: readonly string[] }>): { images: number; mean: number; singleShare: number } {
+  let count = 0;
+  let total = 0;
+  let single = 0;
+  for (const image of images) {
+    const k = new Set(image.concepts).size;
+    count++;
+    total += k;
+    if (k === 1) single++;
+  }
+  return { images: count, mean: count === 0 ? NaN : total / count, singleShare: count === 0 ? NaN : single / count };
 }
 
 /** Share of captions containing the <PERSON> placeholder (NaN without captions). */
@@ -211,6 +253,10 @@ export interface WorldCheckMeasures {
   sharedPairs: number;
   /** Word types seen at least 4 times: COCO-like training captions and the CC3M-like pool. */
   types: { coco: number; cc3m: number };
+  /** Web alt-texts naming a person, and how many of their images show one. */
+  personPresence: { named: number; present: number; share: number };
+  /** Object concepts per COCO-like image (train and val). */
+  cocoObjects: { images: number; mean: number; singleShare: number };
 }
 
 const num = (v: number | readonly number[] | undefined, what: string): number => {
@@ -337,6 +383,21 @@ export function judge(m: WorldCheckMeasures, targets: readonly CalibrationTarget
         const ratio = m.types.cc3m === 0 ? NaN : m.types.coco / m.types.cc3m;
         return { ...base, measured: { coco: m.types.coco, cc3m: m.types.cc3m, ratio }, accept: `≤ ${max}`, met: inRange(ratio, 0, max) };
       }
+      case 'person-presence': {
+        const min = num(a.min, 'min');
+        const { named, present, share } = m.personPresence;
+        return { ...base, measured: { share, present, named }, accept: `≥ ${min}`, met: inRange(share, min, 1) };
+      }
+      case 'coco-objects-per-image': {
+        const [min, max, maxSingle] = [num(a.min, 'min'), num(a.max, 'max'), num(a.maxSingleShare, 'maxSingleShare')];
+        const { images, mean, singleShare } = m.cocoObjects;
+        return {
+          ...base,
+          measured: { mean, singleShare, images },
+          accept: `mean ${min}–${max}, one object ≤ ${maxSingle}`,
+          met: inRange(mean, min, max) && inRange(singleShare, 0, maxSingle),
+        };
+      }
     }
   });
 }
@@ -406,7 +467,8 @@ export async function worldCheck(options: WorldCheckOptions): Promise<WorldCheck
   const { root, world, sizes } = openBuiltWorld(cacheDir, recipe.preset, recipe.seed);
 
   say('measuring the kept pools');
-  const truth = readDescribesImage(path.join(root, 'web', 'truth.jsonl'));
+  const webTruth = readWebTruth(path.join(root, 'web', 'truth.jsonl'));
+  const truth = new Map([...webTruth].map(([url, t]) => [url, t.describesImage]));
   const rows = {} as Record<Pool, { url: string; caption: string }[]>;
   for (const pool of POOLS) rows[pool] = await readPool(inputs.pools[pool]);
 
@@ -449,6 +511,11 @@ export async function worldCheck(options: WorldCheckOptions): Promise<WorldCheck
   const cc12mUrls = new Set(rows.cc12m.map((r) => r.url));
   measures.sharedPairs = rows.cc3m.filter((r) => cc12mUrls.has(r.url)).length;
   measures.types = { coco: typesAtMinCount(cocoCaptions), cc3m: typesAtMinCount(rows.cc3m.map((r) => r.caption)) };
+  measures.personPresence = personPresence(webTruth.values());
+  const cocoImages = (['coco-train', 'coco-val'] as const).flatMap((split) =>
+    Array.from({ length: sizes[split] }, (_, id) => world.captionedImage(split, id).truth),
+  );
+  measures.cocoObjects = objectsPerImage(cocoImages);
 
   say('leave-one-out CIDEr-D of the references');
   const nocaps = Array.from({ length: sizes['nocaps-val'] }, (_, id) => world.captionedImage('nocaps-val', id));
@@ -477,6 +544,10 @@ function describeMeasured(s: StatisticResult): string {
       return `${fmt(m.share!)} (${m.shared} of ${m.cc3m})`;
     case 'coco-vocabulary':
       return `${fmt(m.ratio!, 2)} (${m.coco} / ${m.cc3m} types)`;
+    case 'person-presence':
+      return `${fmt(m.share!, 2)} (${m.present} of ${m.named})`;
+    case 'coco-objects-per-image':
+      return `${fmt(m.mean!, 2)} per image, ${fmt(m.singleShare!, 2)} with one (${m.images} images)`;
     case 'caption-precision':
       return `cc3m ${fmt(m.cc3m!)}, cc12m ${fmt(m.cc12m!)}, gap ${fmt(m.gap!)}`;
     case 'person-share':
@@ -524,6 +595,10 @@ function describeTarget(s: StatisticResult): string {
       return `~${fmt(p.share as number, 3)} (${p.sharedUrls} of ${p.cc3m})`;
     case 'coco-vocabulary':
       return `${fmt(p.ratio as number, 2)} (~${p.coco} / ~${p.conceptual})`;
+    case 'person-presence':
+      return `${p.present} of ${p.examples} examples`;
+    case 'coco-objects-per-image':
+      return `${p.perImage} per image, ~${p.singleShare} with one`;
     default:
       return Object.entries(p)
         .map(([k, v]) => `${k} ${v}`)

@@ -24,7 +24,9 @@ export type CalibrationId =
   | 'human-cider-coco'
   | 'pretrain-to-finetune'
   | 'pool-overlap'
-  | 'coco-vocabulary';
+  | 'coco-vocabulary'
+  | 'person-presence'
+  | 'coco-objects-per-image';
 
 export interface CalibrationTarget {
   id: CalibrationId;
@@ -44,6 +46,7 @@ export interface CalibrationTarget {
 const CC3M = 'Sharma et al. 2018 (Conceptual Captions, ACL)';
 const CC12M = 'Changpinyo et al. 2021 (Conceptual 12M, CVPR)';
 const NOCAPS = 'Agrawal et al. 2019 (nocaps, ICCV)';
+const COCO = 'Lin et al. 2014 (Microsoft COCO, ECCV)';
 /** COCO 2017 train: 118,287 images, 591,753 captions (Chen et al. 2015; the CC3M paper's §5.1 COCO training set). */
 const COCO_TRAIN_CAPTIONS = 591_753;
 
@@ -164,6 +167,24 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     rule: "ratio ≤ max (cckit tolerance around the paper's ~0.36)",
     source: `${CC3M}, Sec. 5.2 (vocabularies at min count 4: ~9K COCO, ~25K Conceptual)`,
     calibratedBy: ['references.* (COCO-like caption vocabulary)', 'world concepts named in COCO-like captions'],
+  },
+  {
+    id: 'person-presence',
+    description: 'share of web alt-texts naming a person whose image shows a person',
+    paper: { examples: 2, present: 2 },
+    accept: { min: 0.5 },
+    rule: "share ≥ min (the papers give no rate: cckit's reading of CC3M Table 1, where both alt-texts that name a person show that person)",
+    source: `${CC3M}, Table 1 (the worker, the musician)`,
+    calibratedBy: ['altText person style (whether the named person is among the scene objects)'],
+  },
+  {
+    id: 'coco-objects-per-image',
+    description: 'object concepts per COCO-like image (train and val): mean, and the share with only one',
+    paper: { perImage: 3.5, singleShare: 0.1 },
+    accept: { min: 2.8, max: 4.2, maxSingleShare: 0.2 },
+    rule: "mean in [min, max] and single-object share ≤ maxSingleShare (cckit tolerances around COCO's 3.5 and ~10%)",
+    source: `${COCO}, Sec. 5 (3.5 categories and 7.7 instances per image; about 10% of images with one category)`,
+    calibratedBy: ['world scene sampler (objects per COCO-like scene)'],
   },
 ];
 
