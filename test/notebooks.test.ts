@@ -334,7 +334,7 @@ test(
     const table = nb.tables.find((h) => h.includes('CC12M Table 3 at the tiny preset'));
     assert.ok(table, 'the Table 3 comparison');
     for (const paper of ['54.7', '73.2', '87.4', '90.2']) assert.ok(table.includes(`>${paper}<`), `paper number ${paper}`);
-    const beside = nb.tables.find((h) => h.includes('tiny beside tiny'));
+    const beside = nb.tables.find((h) => h.includes('the tiny preset beside this run (tiny)'));
     assert.ok(beside && /<td>\d+\.\d<\/td>/.test(beside), 'the two presets side by side');
     assert.ok(
       nb.tables.some((h) => h.includes('claims at the tiny preset') && /holds|does not hold|within noise/.test(h)),
