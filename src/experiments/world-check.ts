@@ -13,6 +13,7 @@ import * as path from 'path';
 
 import { StatsAccumulator, type CaptionStatistics } from '../data/stats';
 import { readTsv } from '../data/tsv';
+import { PERSON_CONCEPT } from '../metrics/grounding';
 import { leaveOneOutCider, type HumanScores } from '../metrics/human';
 import { formatTable } from '../report/table';
 import { fastTokenize } from '../text/fast-tokenizer';
@@ -94,14 +95,14 @@ export function readWebTruth(file: string): Map<string, WebTruth> {
   return map;
 }
 
-/** Of the web alt-texts that name a person, how many belong to an image that shows a person (`person` among its concepts). */
+/** Of the web alt-texts that name a person, how many belong to an image that shows a person (the judge's person concept). */
 export function personPresence(truth: Iterable<Pick<WebTruth, 'concepts' | 'persons'>>): { named: number; present: number; share: number } {
   let named = 0;
   let present = 0;
   for (const t of truth) {
     if (t.persons.length === 0) continue;
     named++;
-    if (t.concepts.includes('person')) present++;
+    if (t.concepts.includes(PERSON_CONCEPT)) present++;
   }
   return { named, present, share: named === 0 ? NaN : present / named };
 }
