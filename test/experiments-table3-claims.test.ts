@@ -10,6 +10,7 @@ import {
   table3ClaimList,
   table3Claims,
   table3DataRows,
+  table3RateRows,
   table3Figure,
   table3GroundingNote,
   table3JudgeRows,
@@ -92,6 +93,39 @@ test('the data rows: passes over each pre-training pool (both: their sum) and ov
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the learning-rate table puts the searched rows beside the preset-rate rows, with each seed's (rate, step) and each rate's best", () => {
+  // the search chose 2.5e-4 @ 50 on seed 0 and 1e-3 @ 100 on seed 1 for cc12m, raising its val overall by 3 and 1
+  const searchedSeed = (seed: number, lr: number, step: number, gain: number): Table3Result => {
+    const base = seedResult(seed, 8);
+    return {
+      ...base,
+      rows: base.rows.map((r) => {
+        if (r.pretraining !== 'cc12m') return r;
+        const finetuned = { ...r.finetuned, overall: r.finetuned.overall + gain };
+        const rates = [2.5e-4, 5e-4, 1e-3].map((x) => ({
+          lr: x,
+          step,
+          val: { ...finetuned, overall: x === lr ? finetuned.overall : r.finetuned.overall },
+          run: `run-${x}`,
+        }));
+        return { ...r, finetuned, selection: { candidates: [], step, lr, rates } };
+      }) as Table3Result['rows'],
+    };
+  };
+  const rows = table3RateRows([seedResult(0, 8), seedResult(1, 8)], [searchedSeed(0, 2.5e-4, 50, 3), searchedSeed(1, 1e-3, 100, 1)]);
+  const cc12m = rows.find((r) => r['pre-training'] === 'cc12m')!;
+  const overall = d(52, 47, 38).overall;
+  assert.equal(cc12m['rate, step chosen (per seed)'], '2.5e-4 @ 50 / 1.0e-3 @ 100');
+  assert.equal(cc12m['val overall, preset rate'], `${overall.toFixed(1)} ± 0.0`);
+  assert.equal(cc12m['val overall, searched'], `${(overall + 2).toFixed(1)} ± 1.4`);
+  assert.equal(cc12m['val out, searched'], '38.0 ± 0.0', 'the search moved overall only');
+  // 2.5e-4 was best on seed 0 (+3) and not on seed 1: its best is the mean of overall + 3 and overall
+  assert.equal(cc12m['best val overall at 2.5e-4'], `${(overall + 1.5).toFixed(1)} ± 2.1`);
+  assert.equal(cc12m['best val overall at 5.0e-4'], `${overall.toFixed(1)} ± 0.0`);
+  // rows without a grid show no rate
+  assert.match(rows.find((r) => r['pre-training'] === 'none')!['rate, step chosen (per seed)'], /^— @ 100 \/ — @ 100$/);
 });
 
 test('the seed table shows mean ± std per domain, the steps chosen per seed and the human row', () => {

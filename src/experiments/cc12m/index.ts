@@ -37,6 +37,8 @@ export const table3 = {
   rows: table3Module.table3SeedRows,
   judgeRows: table3Module.table3JudgeRows,
   dataRows: table3Module.table3DataRows,
+  /** The table with the fine-tuning rate searched on val (app. E.5) beside the preset's one rate. */
+  rateRows: table3Module.table3RateRows,
   groundingNote: table3Module.table3GroundingNote,
   /** Issue #26's mechanism from Table 3's stored captions: pool frequency vs naming, naming per fine-tuning step. */
   mechanism: mechanismModule.table3Mechanism,

@@ -395,6 +395,34 @@ export function table3JudgeRows(perSeed: readonly Table3Result[]): Record<string
 }
 
 /**
+ * The same table with the fine-tuning learning rate searched on val (CC12M app. E.5) beside it with the preset's one
+ * rate: per row, each seed's chosen (rate, step), val overall / out and test overall (mean ± std) both ways, and the
+ * best val overall each rate of the grid reached. `fixed` and `searched` are the same seeds in the same order.
+ */
+export function table3RateRows(fixed: readonly Table3Result[], searched: readonly Table3Result[]): Record<string, string>[] {
+  const [a, b] = [table3PerSeed(fixed), table3PerSeed(searched)];
+  const cell = (rows: ResultRow[][], pick: RowPick, label: string, d: DomainOrOverall) => formatSpread(spreadByLabel(rows, pick).get(label)?.[d] ?? spread([]));
+  const rate = (lr: number | undefined) => (lr === undefined ? '—' : lr.toExponential(1));
+  const grid = [...new Set(searched.flatMap((r) => r.rows.flatMap((x) => x.selection?.rates?.map((s) => s.lr) ?? [])))].sort((x, y) => x - y);
+  return (searched[0]?.config.rows ?? []).map((p) => {
+    const chosen = searched.map((r) => r.rows.find((x) => x.pretraining === p)?.selection);
+    return {
+      'pre-training': p,
+      'rate, step chosen (per seed)': chosen.map((s) => `${rate(s?.lr)} @ ${s?.step ?? '—'}`).join(' / '),
+      'val overall, preset rate': cell(a, PICKS.val, p, 'overall'),
+      'val overall, searched': cell(b, PICKS.val, p, 'overall'),
+      'val out, preset rate': cell(a, PICKS.val, p, 'out'),
+      'val out, searched': cell(b, PICKS.val, p, 'out'),
+      'test overall, preset rate': cell(a, PICKS.test, p, 'overall'),
+      'test overall, searched': cell(b, PICKS.test, p, 'overall'),
+      ...Object.fromEntries(
+        grid.map((lr) => [`best val overall at ${rate(lr)}`, formatSpread(spread(chosen.map((s) => s?.rates?.find((x) => x.lr === lr)?.val.overall ?? NaN)))]),
+      ),
+    };
+  });
+}
+
+/**
  * The paper's Table 3 claims, each with its per-seed differences, each seed's 95% paired bootstrap interval over
  * the nocaps images (where the result carries per-image scores) and the verdict computed from them: "holds" only
  * where every seed goes the claim's way and every seed's interval excludes zero on its side.
