@@ -192,8 +192,12 @@ export async function quickOpen(page: Page, query: string, rowText: string): Pro
   await row.click();
 }
 
-/** Pick an entry of the quick pick that is open now. */
-export async function pick(page: Page, text: string, timeoutMs = 10_000): Promise<void> {
+/**
+ * Pick an entry of the quick pick that is open now. `filter` is typed into its input first, as a user does when the
+ * list is longer than the rows the widget draws (a runs folder after the notebooks: dozens of runs).
+ */
+export async function pick(page: Page, text: string, timeoutMs = 10_000, filter?: string): Promise<void> {
+  if (filter !== undefined) await page.locator('.quick-input-widget input').fill(filter);
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
   await row.waitFor({ state: 'visible', timeout: timeoutMs });
   await row.click();

@@ -196,8 +196,8 @@ async function compareInSidebar(page: Page, sidebar: Frame): Promise<void> {
   await sidebar.locator('#compare').selectOption('');
   await waitFor('one run again', async () => (await sidebar.locator('li.item:not(.pair)').count()) === a.length, 10_000, 300);
   await runCommand(page, 'cckit: Compare Two Runs…');
-  await pick(page, 'sample predictions (fixture)');
-  await pick(page, 'sample predictions B (fixture)');
+  await pick(page, 'sample predictions (fixture)', 10_000, 'sample predictions (fixture)');
+  await pick(page, 'sample predictions B (fixture)', 10_000, 'sample predictions B');
   await waitFor('the comparison from the command', async () => (await sidebar.locator('li.pair').count()) === a.length, 20_000, 300);
   await sidebar.locator(`li.pair[data-id="${byDiff[0]}"]`).click();
   await waitFor('the top image shown large', async () => (await sidebar.locator('.compare-detail').getAttribute('data-id')) === byDiff[0], 5000);

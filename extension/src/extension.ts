@@ -78,13 +78,14 @@ export function activate(context: vscode.ExtensionContext): { ready: true } {
         const info = safeInfo(dir);
         return { label: info?.id ?? path.basename(dir), description: [info?.name, predictionSplits(dir).join(', ')].filter(Boolean).join(' · '), dir };
       };
-      const a = await vscode.window.showQuickPick(runs.map(item), { placeHolder: 'Run A (the baseline)' });
+      // matchOnDescription: a runs folder holds many runs; typing part of a run's name finds it
+      const a = await vscode.window.showQuickPick(runs.map(item), { placeHolder: 'Run A (the baseline)', matchOnDescription: true });
       if (!a) return;
       const splitsA = predictionSplits(a.dir);
       const others = compareCandidates(root, a.dir).filter((r) => predictionSplits(r.dir).some((s) => splitsA.includes(s)));
       const b = await vscode.window.showQuickPick(
         others.map((r) => item(r.dir)),
-        { placeHolder: `Run B, compared with ${a.label} (B − A)` },
+        { placeHolder: `Run B, compared with ${a.label} (B − A)`, matchOnDescription: true },
       );
       if (!b) return;
       const common = splitsA.filter((s) => predictionSplits(b.dir).includes(s));
