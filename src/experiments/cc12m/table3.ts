@@ -401,7 +401,9 @@ export function table3JudgeRows(perSeed: readonly Table3Result[]): Record<string
  */
 export function table3RateRows(fixed: readonly Table3Result[], searched: readonly Table3Result[]): Record<string, string>[] {
   const [a, b] = [table3PerSeed(fixed), table3PerSeed(searched)];
-  const cell = (rows: ResultRow[][], pick: RowPick, label: string, d: DomainOrOverall) => formatSpread(spreadByLabel(rows, pick).get(label)?.[d] ?? spread([]));
+  // each (runs, split) spread once, not once per cell
+  const [aVal, bVal, aTest, bTest] = [spreadByLabel(a, PICKS.val), spreadByLabel(b, PICKS.val), spreadByLabel(a, PICKS.test), spreadByLabel(b, PICKS.test)];
+  const cell = (spreads: ReturnType<typeof spreadByLabel>, label: string, d: DomainOrOverall) => formatSpread(spreads.get(label)?.[d] ?? spread([]));
   const rate = (lr: number | undefined) => (lr === undefined ? '—' : lr.toExponential(1));
   const grid = [...new Set(searched.flatMap((r) => r.rows.flatMap((x) => x.selection?.rates?.map((s) => s.lr) ?? [])))].sort((x, y) => x - y);
   return (searched[0]?.config.rows ?? []).map((p) => {
@@ -409,12 +411,12 @@ export function table3RateRows(fixed: readonly Table3Result[], searched: readonl
     return {
       'pre-training': p,
       'rate, step chosen (per seed)': chosen.map((s) => `${rate(s?.lr)} @ ${s?.step ?? '—'}`).join(' / '),
-      'val overall, preset rate': cell(a, PICKS.val, p, 'overall'),
-      'val overall, searched': cell(b, PICKS.val, p, 'overall'),
-      'val out, preset rate': cell(a, PICKS.val, p, 'out'),
-      'val out, searched': cell(b, PICKS.val, p, 'out'),
-      'test overall, preset rate': cell(a, PICKS.test, p, 'overall'),
-      'test overall, searched': cell(b, PICKS.test, p, 'overall'),
+      'val overall, preset rate': cell(aVal, p, 'overall'),
+      'val overall, searched': cell(bVal, p, 'overall'),
+      'val out, preset rate': cell(aVal, p, 'out'),
+      'val out, searched': cell(bVal, p, 'out'),
+      'test overall, preset rate': cell(aTest, p, 'overall'),
+      'test overall, searched': cell(bTest, p, 'overall'),
       ...Object.fromEntries(
         grid.map((lr) => [`best val overall at ${rate(lr)}`, formatSpread(spread(chosen.map((s) => s?.rates?.find((x) => x.lr === lr)?.val.overall ?? NaN)))]),
       ),
