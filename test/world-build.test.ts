@@ -11,7 +11,7 @@ import { serveWorld } from '../src/world/server';
 import { NOCAPS_DOMAIN_COUNTS, nocapsDomain, WORLD_PRESETS } from '../src/world/splits';
 import { staleWorld } from '../src/experiments/runner';
 import { parseWorldUrl } from '../src/world/url';
-import { World, WORLD_GENERATION } from '../src/world/world';
+import { DEFAULT_COCO_SCENES, World, WORLD_GENERATION } from '../src/world/world';
 import { runCli } from './helpers';
 
 const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-world-'));
@@ -111,11 +111,48 @@ test('nocaps-like splits: domains in nocaps proportions, each with the right con
   for (const domain of ['in', 'near', 'out'] as const) {
     assert.ok(Math.abs(counts[domain] / n - expected[domain] / 4500) < 0.03, `${domain}: ${counts[domain] / n}`);
   }
-  for (let id = 0; id < 50; id++) {
+});
+
+test('COCO-like scenes: COCO objects first, their context and the common non-COCO objects COCO captions name', () => {
+  const tail = world.concepts.filter((c) => !c.coco);
+  const familiar = new Set([...world.concepts.filter((c) => c.coco), ...tail.slice(0, DEFAULT_COCO_SCENES.beyondCategories)].map((c) => c.name));
+  let objects = 0;
+  let beyond = 0;
+  let namedBeyond = 0;
+  const n = 300;
+  for (let id = 0; id < n; id++) {
     const image = world.captionedImage('coco-train', id);
     assert.equal(image.references.length, 5);
-    assert.ok(image.truth.concepts.every((name) => world.concepts.find((c) => c.name === name)!.coco));
+    assert.ok(world.concepts.find((c) => c.name === image.truth.concepts[0])!.coco, 'the first object is a COCO category');
+    for (const name of image.truth.concepts) {
+      assert.ok(familiar.has(name), `${name}: neither COCO nor among the ${DEFAULT_COCO_SCENES.beyondCategories} most common others`);
+      objects++;
+      if (!world.concepts.find((c) => c.name === name)!.coco) {
+        beyond++;
+        if (image.references.some((r) => r.toLowerCase().includes(name))) namedBeyond++;
+      }
+    }
   }
+  assert.ok(objects / n > 3 && objects / n < 4.5, `objects per image ${objects / n}`);
+  assert.ok(beyond > 0.1 * n, `non-COCO objects ${beyond}`);
+  assert.ok(namedBeyond > 0.3 * beyond, `non-COCO objects named by a reference: ${namedBeyond} of ${beyond}`);
+});
+
+test("web alt-texts that name a picture's subject show that person; owners and photographers are not shown", () => {
+  let subject = 0;
+  let other = 0;
+  for (let id = 0; id < 3000; id++) {
+    const pair = world.webPair(id);
+    if (pair.truth.style !== 'person' || !pair.truth.describesImage) continue;
+    const shown = pair.truth.concepts.includes('person');
+    if (/ (belonging to|photographed by) /.test(pair.caption.toLowerCase())) other++;
+    else {
+      subject++;
+      assert.ok(shown && pair.truth.concepts[0] === 'person', `${pair.caption}: ${pair.truth.concepts}`);
+      assert.ok(pair.truth.concepts.length >= 2 && pair.truth.mentions[0] === 'person');
+    }
+  }
+  assert.ok(subject > 100 && other > 50, `${subject} subjects, ${other} owners or photographers`);
 });
 
 test('world:// URLs render the same bytes directly and through the local HTTP server', async () => {

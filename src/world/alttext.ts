@@ -6,7 +6,7 @@
 import { Concept } from './types';
 import { basicHypernyms, hypernymOf } from './concepts';
 import { plural, withArticle } from './nouns';
-import { pick, shuffled } from '../util/random';
+import { pick } from '../util/random';
 import * as words from './words';
 
 /** A person's name inside the alt-text: characters [start, end). */
@@ -167,10 +167,29 @@ function longSentence(random: () => number, b: TextBuilder, concept: Concept, na
 }
 
 /**
- * Alt-text for an image showing `shown` concepts. `otherImage` draws the concepts of some other
- * web image, used for the mismatched share.
+ * How a person-style text places its person: the subject of the picture ("Anna Moreau with a cup at the
+ * premiere", "a cup held by Anna Moreau"), shown in the image as in CC3M Table 1's examples (the worker, the
+ * musician), or someone outside it (its owner, its photographer).
  */
-export function altTextFor(random: () => number, shown: readonly Concept[], otherImage: () => Concept[], options: AltTextOptions = DEFAULT_ALT_TEXT): AltText {
+export type PersonRole = 'with' | 'holding' | 'owner' | 'photographer';
+
+/** Whether a person in this role is in the picture. */
+export const PERSON_IN_PICTURE: Record<PersonRole, boolean> = { with: true, holding: true, owner: false, photographer: false };
+
+/**
+ * What an alt-text will be, drawn before the image is: its style, whether it was written for this image,
+ * and for person-style texts the person's role. The image's scene shows the person when the text was
+ * written for it and names its subject (`personShown`), so the world draws the plan first.
+ */
+export interface AltTextPlan {
+  style: AltTextStyle;
+  describesImage: boolean;
+  personRole?: PersonRole;
+  /** The text names a person who is in the picture: the scene shows the person concept first. */
+  personShown: boolean;
+}
+
+export function altTextPlan(random: () => number, options: AltTextOptions = DEFAULT_ALT_TEXT): AltTextPlan {
   let style: AltTextStyle = 'sentence';
   const cumulative: [AltTextStyle, number][] = [
     ['person', options.personShare],
@@ -195,26 +214,47 @@ export function altTextFor(random: () => number, shown: readonly Concept[], othe
   // and fragments are about their page more often
   const mismatch = style === 'sentence' || style === 'person' ? options.mismatchShare : options.contextMismatchShare;
   const describesImage = random() >= mismatch;
-  let subjects = describesImage ? [...shown] : otherImage();
+  if (style !== 'person') return { style, describesImage, personShown: false };
+  // half the news captions are about the person with the object, the rest about the object and whose it is
+  const personRole: PersonRole = random() < 0.5 ? 'with' : pick(random, ['holding', 'owner', 'photographer'] as const);
+  return { style, describesImage, personRole, personShown: describesImage && PERSON_IN_PICTURE[personRole] };
+}
+
+/**
+ * Alt-text for an image showing `shown` concepts, as `plan` says (altTextPlan with the same random
+ * source, drawn before the scene). `otherImage` draws the concepts of some other web image, used for the
+ * mismatched share. When `plan.personShown`, `shown[0]` is the person the text names.
+ */
+export function altTextFor(
+  random: () => number,
+  plan: AltTextPlan,
+  shown: readonly Concept[],
+  otherImage: () => Concept[],
+  options: AltTextOptions = DEFAULT_ALT_TEXT,
+): AltText {
+  const { style, describesImage } = plan;
+  // the person is named by name, not as an object: the text names the other objects
+  const person = plan.personShown && shown.length > 1 ? shown[0] : undefined;
+  const objects = person ? shown.slice(1) : shown;
+  let subjects = describesImage ? [...objects] : otherImage();
   // a text written for a related picture shares one object with this one (so vision tags can match)
   if (!describesImage && random() < options.mismatchSharedObjectShare && !subjects.some((c) => c.index === shown[0]!.index))
     subjects = [shown[0]!, ...subjects].slice(0, Math.max(2, subjects.length));
   const names = subjects.map((c) => objectName(random, c, options));
   const mentions = subjects.map((c) => c.index);
+  if (person) mentions.unshift(person.index);
   const b = new TextBuilder();
 
   switch (style) {
     case 'person': {
       const role = pick(random, words.PERSON_ROLES);
       const name = personName(random);
-      if (random() < 0.5) {
+      if (plan.personRole === 'with') {
         b.add(random() < 0.5 ? `${capitalise(role)} ` : '').person(name, role);
         b.add(` with ${withArticle(names[0])} at ${pick(random, words.EVENTS)}`);
       } else {
-        b.add(capitalise(withArticle(adjectivePhrase(random, names[0]))))
-          .add(' ')
-          .add(pick(random, ['belonging to', 'photographed by', 'held by']))
-          .add(' ');
+        const relation = plan.personRole === 'holding' ? 'held by' : plan.personRole === 'owner' ? 'belonging to' : 'photographed by';
+        b.add(capitalise(withArticle(adjectivePhrase(random, names[0])))).add(` ${relation} `);
         b.person(name, role);
       }
       if (random() < 0.5) b.add(` in ${pick(random, words.PLACES)}`);
@@ -307,6 +347,18 @@ export interface ReferenceOptions {
   /** Chance of one adjective on a noun phrase, and of a second one. */
   adjectiveShare: number;
   secondAdjectiveShare: number;
+  /**
+   * Which object people mention first: objects are ranked by size, and each caption draws its order with
+   * weight salienceDecay^rank (1: any order; smaller: the largest first more often). Calibrated on COCO's human
+   * CIDEr (85, `human-cider-coco`) once COCO-like images show COCO's 3.5 objects (generation 4).
+   */
+  salienceDecay: number;
+  /**
+   * Chance that an object people have no name for (`unfamiliar`: the world's novel objects, which COCO-like
+   * images never show) is named by its basic-level hypernym ("a fruit"). Calibrated on nocaps' out-of-domain human
+   * CIDEr (96, `human-cider-nocaps`).
+   */
+  unfamiliarHypernymShare: number;
 }
 
 export const DEFAULT_REFERENCES: ReferenceOptions = {
@@ -315,7 +367,22 @@ export const DEFAULT_REFERENCES: ReferenceOptions = {
   hypernymShare: 0.15,
   adjectiveShare: 0.9,
   secondAdjectiveShare: 0.5,
+  salienceDecay: 0.35,
+  unfamiliarHypernymShare: 0.5,
 };
+
+/** An order of `items` (ranked, most salient first) drawn with weight decay^rank without replacement. */
+function salientOrder<T>(random: () => number, items: readonly T[], decay: number): T[] {
+  const left = items.map((item, rank) => ({ item, weight: decay ** rank }));
+  const order: T[] = [];
+  while (left.length > 0) {
+    let u = random() * left.reduce((s, x) => s + x.weight, 0);
+    let k = 0;
+    while (k < left.length - 1 && (u -= left[k]!.weight) >= 0) k++;
+    order.push(left.splice(k, 1)[0]!.item);
+  }
+  return order;
+}
 
 /** One noun phrase as a person would say it: article, maybe adjectives, the name. */
 function referencePhrase(random: () => number, name: string, options: ReferenceOptions): string {
@@ -358,13 +425,32 @@ const REFERENCE_FRAMES: Frame[] = [
   (a, b, c, r) => `${a}${b ? ` and ${b}` : ''} ${pick(r, words.REFERENCE_PLACES)}`,
 ];
 
-/** Clean, human-style reference captions (COCO / nocaps / Flickr style): `count` different ones. */
-export function referenceCaptions(random: () => number, shown: readonly Concept[], count: number, options: ReferenceOptions = DEFAULT_REFERENCES): string[] {
+/**
+ * What one person calls an object: its name, or its basic-level hypernym ("a fruit"); an object they have no
+ * name for is called by a hypernym more often, and people disagree on which ("a fruit", "some produce", "food").
+ */
+function referenceName(random: () => number, concept: Concept, options: ReferenceOptions, unfamiliar: boolean): string {
+  if (!unfamiliar) return random() < options.hypernymShare ? hypernymOf(concept, 1) : concept.name;
+  if (random() >= Math.max(options.hypernymShare, options.unfamiliarHypernymShare)) return concept.name;
+  return hypernymOf(concept, 1 + Math.floor(random() * 3));
+}
+
+/**
+ * Clean, human-style reference captions (COCO / nocaps / Flickr style): `count` different ones. `shown` is
+ * ranked by salience (largest first); `unfamiliar` says which concepts people have no name for.
+ */
+export function referenceCaptions(
+  random: () => number,
+  shown: readonly Concept[],
+  count: number,
+  options: ReferenceOptions = DEFAULT_REFERENCES,
+  unfamiliar: (concept: Concept) => boolean = () => false,
+): string[] {
   const captions: string[] = [];
   for (let i = 0; i < count; i++) {
-    const order = shuffled(random, shown);
+    const order = salientOrder(random, shown, options.salienceDecay);
     const mentioned = order.filter((_, k) => k === 0 || (k === 1 ? random() < options.secondObjectShare : random() < options.thirdObjectShare)).slice(0, 3);
-    const phrases = mentioned.map((c) => referencePhrase(random, random() < options.hypernymShare ? hypernymOf(c, 1) : c.name, options));
+    const phrases = mentioned.map((c) => referencePhrase(random, referenceName(random, c, options, unfamiliar(c)), options));
     const caption = pick(random, REFERENCE_FRAMES)(phrases[0]!, phrases[1], phrases[2], random);
     captions.push(random() < 0.5 ? capitalise(caption) + (random() < 0.5 ? '.' : '') : caption);
   }

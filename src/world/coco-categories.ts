@@ -120,3 +120,18 @@ export const COCO_CATEGORIES: readonly CocoCategory[] = [
 export function cocoCategoryByName(name: string): CocoCategory | undefined {
   return COCO_CATEGORIES.find((cat) => cat.name === name);
 }
+
+/**
+ * Scene contexts of COCO-like images: groups of supercategories whose objects appear together, so that
+ * COCO-like scenes have COCO's co-occurrence (the dining table with cups and pizza, the street with cars
+ * and traffic lights; CC3M §5.3 blames it for COCO-trained models' hallucinations). COCO reports the
+ * co-occurrence, not its process: the groups are cckit's, and `person` joins every context (COCO's most
+ * frequent category, seen with all the others).
+ */
+export const COCO_SCENE_CONTEXTS: Readonly<Record<string, readonly string[]>> = {
+  street: ['vehicle', 'outdoor', 'accessory'],
+  meal: ['kitchen', 'food', 'furniture'],
+  home: ['furniture', 'electronic', 'appliance', 'indoor'],
+  sports: ['sports', 'accessory'],
+  animals: ['animal', 'outdoor'],
+};
