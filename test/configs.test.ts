@@ -62,6 +62,14 @@ test('a wrong field is named with its file', () => {
     'configs/x.json: features.mode: expected "global" | "grid" | "regions", got "boxes"',
   );
   assert.equal(
+    bad((c) => (c.features.crop = { minArea: 0.5, maxArea: 1, aspect: [0.75, 4 / 3] })),
+    'accepted',
+  );
+  assert.equal(
+    bad((c) => (c.features.crop = { minArea: 0.5, maxArea: 1.5, aspect: [0.75, 4 / 3] })),
+    'configs/x.json: features.crop.maxArea: expected a fraction in (0, 1], got 1.5',
+  );
+  assert.equal(
     bad((c) => (c.objectives.mlm = { weight: 1, rate: 2 })),
     'configs/x.json: objectives.mlm.rate: expected a fraction in (0, 1], got 2',
   );

@@ -12,6 +12,7 @@ import { MODEL_KINDS, type ModelSpec } from '../train/models';
 import type { AdagradConfig, AdamConfig, ScheduleConfig } from '../train/optimizers';
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import { BACKBONE_NAMES } from '../vision/backbone';
+import type { CropAugmentation } from '../vision/crop';
 import { VISUAL_MODES } from '../models/visual-input';
 import { quoteInput } from '../util/untrusted-text';
 
@@ -119,11 +120,12 @@ const tagged =
     check!(v, at);
   };
 
-const features = object<FeatureSpec>({ backbone: oneOf(BACKBONE_NAMES), mode: oneOf(VISUAL_MODES), tags: boolean, permuteRegions: boolean, cacheDir: string }, [
-  'backbone',
-  'mode',
-  'tags',
-]);
+const crop = object<CropAugmentation>({ minArea: fraction, maxArea: fraction, aspect: arrayOf(positive, 2) }, ['minArea', 'maxArea', 'aspect']);
+
+const features = object<FeatureSpec>(
+  { backbone: oneOf(BACKBONE_NAMES), mode: oneOf(VISUAL_MODES), tags: boolean, permuteRegions: boolean, cacheDir: string, crop },
+  ['backbone', 'mode', 'tags'],
+);
 
 const model = object<ModelSpec>(
   {

@@ -13,6 +13,7 @@ import type { ModelSpec } from '../train/models';
 import type { AdagradConfig, ScheduleConfig } from '../train/optimizers';
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import type { WorldPresetName } from '../world/splits';
+import { CC3M_CROPS, type CropAugmentation } from '../vision/crop';
 import type { FeatureSpec } from './visual';
 
 export const TABLE3_SOURCES = ['none', 'cc3m', 'cc12m', 'cc3m+cc12m'] as const;
@@ -191,6 +192,8 @@ export interface CaptionerSection {
   flickrImages: number;
   /** Caption tokens kept in training (CC3M: 15). */
   maxCaptionLen: number;
+  /** Random crops of each training image (CC3M §5.2: 50–100% of the image, with distortion), from its stored features. */
+  crop: CropAugmentation;
   /** Vocabulary: words seen at least this often in the run's training captions (CC3M: 4). */
   minCount: number;
   clipNorm: number;
@@ -235,6 +238,7 @@ const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps' 
   optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' },
   batchSize: 25,
   maxCaptionLen: 15,
+  crop: { ...CC3M_CROPS },
   minCount: 4,
   clipNorm: 5,
   // CC3M's beam of 4; captions decoded up to the 15 tokens the models were trained on

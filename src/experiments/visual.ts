@@ -8,6 +8,7 @@ import { geometry, normalizedBox, orderRegions, RegionBox } from '../vision/regi
 import { buildEncoderInput, regionOrder, visualLayout, VisualMode } from '../models/visual-input';
 import { extractFeatures, FeatureStore } from '../vision/cache';
 import { ImageFeatures } from '../vision/features';
+import { croppedFeatures, randomCropBox, type CropAugmentation } from '../vision/crop';
 import { resolveWorldImage, worldFor } from '../data/images';
 import { BackboneName, loadBackbone } from '../vision';
 import { initBackend } from '../tf/backend';
@@ -25,6 +26,8 @@ export interface FeatureSpec {
   permuteRegions?: boolean;
   /** Cache root for backbone weights and features (default .cckit-cache). */
   cacheDir?: string;
+  /** Random crops of each training image (CC3M §5.2), taken from its stored 8×8 features (global and grid modes). */
+  crop?: CropAugmentation;
 }
 
 /** Object classes of world region labels: the world's concept catalogue. */
@@ -43,6 +46,7 @@ export async function visualFromSpec(spec: FeatureSpec, options: { progress?: Pr
   const backbone = await loadBackbone(spec.backbone, { worldCnn: { cacheDir: spec.cacheDir, progress: options.progress } });
   let store: FeatureStore = FeatureStore.open(backbone, { cacheDir: spec.cacheDir });
   const layout = visualLayout(spec.mode, backbone.featureDim);
+  if (spec.crop && spec.mode === 'regions') throw new Error('features: crops apply to the global and grid modes (regions keep their boxes)');
   const features = (keys: readonly string[]): ImageFeatures[] =>
     keys.map((k) => {
       const f = store.get(k);
@@ -52,7 +56,7 @@ export async function visualFromSpec(spec: FeatureSpec, options: { progress?: Pr
   // The permutation of the last training batch, so MOC labels follow the regions' shuffled order.
   let lastPermutation: { keys: string; seed: number } | undefined;
   const provider: VisualProvider = {
-    id: `${backbone.id}:${canonicalJson({ mode: spec.mode, tags: spec.tags, permute: spec.permuteRegions ?? true })}`,
+    id: `${backbone.id}:${canonicalJson({ mode: spec.mode, tags: spec.tags, permute: spec.permuteRegions ?? true, ...(spec.crop ? { crop: spec.crop } : {}) })}`,
     spec,
     visualDim: layout.visualDim,
     geometryDim: layout.geometryDim,
@@ -72,7 +76,10 @@ export async function visualFromSpec(spec: FeatureSpec, options: { progress?: Pr
       const permute = spec.mode === 'regions' && batchOptions.training && (spec.permuteRegions ?? true) && batchOptions.random;
       const seed = permute ? Math.floor(batchOptions.random!() * 2 ** 32) : 0;
       lastPermutation = permute ? { keys: keys.join('\n'), seed } : undefined;
-      return buildEncoderInput(features(keys), {
+      const crop = batchOptions.training && batchOptions.random ? spec.crop : undefined;
+      const random = batchOptions.random;
+      const batch = crop && random ? features(keys).map((f) => croppedFeatures(f, randomCropBox(random, crop))) : features(keys);
+      return buildEncoderInput(batch, {
         mode: spec.mode,
         tokenId: spec.tags ? batchOptions.wordId : undefined,
         permute: permute ? seededRandom(seed) : undefined,

@@ -205,7 +205,13 @@ export async function prepareCaptionerInputs(recipe: Recipe, options: { cacheDir
 
 /** The features of one setting, as plain data. */
 export function captionerFeatureSpec(recipe: Recipe, features: CaptionerFeatures, cacheDir?: string): FeatureSpec {
-  return { backbone: recipe.features.backbone, mode: recipe.captioners.features[features], tags: false, ...(cacheDir ? { cacheDir } : {}) };
+  return {
+    backbone: recipe.features.backbone,
+    mode: recipe.captioners.features[features],
+    tags: false,
+    crop: recipe.captioners.crop,
+    ...(cacheDir ? { cacheDir } : {}),
+  };
 }
 
 /** The TrainConfig of one variant (its run id hashes it with the training file's contents and the features). */
