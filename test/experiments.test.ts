@@ -39,8 +39,12 @@ test('pre-trained (CC12M pool, IC) + fine-tuned (COCO-like) beats an untrained m
   const untrained = await runVariant({ ...config, finetune: { ...config.finetune, steps: 0 } }, { label: 'untrained', sources: [] }, inputs, visual, options);
   t.diagnostic(`nocaps-val CIDEr x100, trained ${JSON.stringify(trained.finetuned)}, untrained ${JSON.stringify(untrained.finetuned)}`);
   assert.ok(untrained.finetuned.overall < 5, `untrained CIDEr ${untrained.finetuned.overall}`);
-  // short schedules on the 75-image COCO-like split (world generation 3) score ~16 against ~0.4 untrained
-  assert.ok(trained.finetuned.overall > untrained.finetuned.overall + 10, `trained ${trained.finetuned.overall} vs untrained ${untrained.finetuned.overall}`);
+  // short schedules on the 75-image COCO-like split score ~9 against ~0.5 untrained (world generation 4, whose
+  // COCO-like images hold 3.5 objects; generation 3's 1-4 gave ~16): ten times the untrained score and 5 points above
+  assert.ok(
+    trained.finetuned.overall > Math.max(10 * untrained.finetuned.overall, untrained.finetuned.overall + 5),
+    `trained ${trained.finetuned.overall} vs untrained ${untrained.finetuned.overall}`,
+  );
   for (const d of ['in', 'near', 'out'] as const) assert.ok(Number.isFinite(trained.finetuned[d]), `domain ${d} scored`);
 
   // The run layout the sidebar and notebooks read.

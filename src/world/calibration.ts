@@ -7,7 +7,7 @@
  * them; src/world may not import src/report). The measuring code reads `accept` by statistic id;
  * `calibratedBy` names parameters as `<options>.<field>` of src/world (`altText.*`: AltTextOptions
  * in alttext.ts, `references.*`: ReferenceOptions in alttext.ts, `tagger.*`: TaggerOptions in tags.ts,
- * `world.*`: WorldOptions and the samplers in world.ts) and is free-form so more can be added.
+ * `cocoScenes.*`: CocoSceneOptions in world.ts, `world.*`: WorldOptions and the samplers in world.ts) and is free-form so more can be added.
  * docs/world.md (*Calibration*) gives each parameter's value and what the check measured.
  */
 
@@ -130,7 +130,13 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 60, max: 120 },
     rule: 'every domain and overall in [min, max]',
     source: `${NOCAPS}, Table 3 (human baseline, val)`,
-    calibratedBy: ['references.adjectiveShare', 'references.secondAdjectiveShare', 'references.secondObjectShare', 'references.thirdObjectShare'],
+    calibratedBy: [
+      'references.unfamiliarHypernymShare',
+      'references.adjectiveShare',
+      'references.secondAdjectiveShare',
+      'references.secondObjectShare',
+      'references.thirdObjectShare',
+    ],
   },
   {
     id: 'human-cider-coco',
@@ -139,7 +145,13 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 60, max: 120 },
     rule: 'overall in [min, max]',
     source: 'Chen et al. 2015 (COCO Captions), leaderboard human c5',
-    calibratedBy: ['references.adjectiveShare', 'references.secondAdjectiveShare', 'references.secondObjectShare', 'references.thirdObjectShare'],
+    calibratedBy: [
+      'references.salienceDecay',
+      'references.adjectiveShare',
+      'references.secondAdjectiveShare',
+      'references.secondObjectShare',
+      'references.thirdObjectShare',
+    ],
   },
   {
     id: 'pretrain-to-finetune',
@@ -175,7 +187,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 0.5 },
     rule: "share ≥ min (the papers give no rate: cckit's reading of CC3M Table 1, where both alt-texts that name a person show that person)",
     source: `${CC3M}, Table 1 (the worker, the musician)`,
-    calibratedBy: ['altText person style (whether the named person is among the scene objects)'],
+    calibratedBy: ["altText person style (altTextPlan: a person named as the picture's subject is shown first in its scene)"],
   },
   {
     id: 'coco-objects-per-image',
@@ -184,7 +196,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
     accept: { min: 2.8, max: 4.2, maxSingleShare: 0.2 },
     rule: "mean in [min, max] and single-object share ≤ maxSingleShare (cckit tolerances around COCO's 3.5 and ~10%)",
     source: `${COCO}, Sec. 5 (3.5 categories and 7.7 instances per image; about 10% of images with one category)`,
-    calibratedBy: ['world scene sampler (objects per COCO-like scene)'],
+    calibratedBy: ['cocoScenes.objectCountWeights', 'cocoScenes.contextShare'],
   },
 ];
 
