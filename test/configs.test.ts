@@ -70,6 +70,10 @@ test('a wrong field is named with its file', () => {
     'configs/x.json: features.crop.maxArea: expected a fraction in (0, 1], got 1.5',
   );
   assert.equal(
+    bad((c) => (c.features.crop = { minArea: 0.5, maxArea: 1, aspect: [4 / 3, 0.75] })),
+    'configs/x.json: features.crop.aspect: expected [min, max] with min ≤ max, got [1.3333333333333333,0.75]',
+  );
+  assert.equal(
     bad((c) => (c.objectives.mlm = { weight: 1, rate: 2 })),
     'configs/x.json: objectives.mlm.rate: expected a fraction in (0, 1], got 2',
   );

@@ -120,7 +120,13 @@ const tagged =
     check!(v, at);
   };
 
-const crop = object<CropAugmentation>({ minArea: fraction, maxArea: fraction, aspect: arrayOf(positive, 2) }, ['minArea', 'maxArea', 'aspect']);
+const cropFields = object<CropAugmentation>({ minArea: fraction, maxArea: fraction, aspect: arrayOf(positive, 2) }, ['minArea', 'maxArea', 'aspect']);
+const crop: Check = (v, at) => {
+  cropFields(v, at);
+  const c = v as CropAugmentation;
+  if (c.aspect.length !== 2 || c.aspect[0]! > c.aspect[1]!) fail(`${at}.aspect`, '[min, max] with min ≤ max', c.aspect);
+  if (c.minArea > c.maxArea) fail(`${at}.minArea`, `at most maxArea (${c.maxArea})`, c.minArea);
+};
 
 const features = object<FeatureSpec>(
   { backbone: oneOf(BACKBONE_NAMES), mode: oneOf(VISUAL_MODES), tags: boolean, permuteRegions: boolean, cacheDir: string, crop },

@@ -256,7 +256,7 @@ export interface WorldCheckMeasures {
   types: { coco: number; cc3m: number };
   /** Web alt-texts naming a person, and how many of their images show one. */
   personPresence: { named: number; present: number; share: number };
-  /** Object concepts per COCO-like image (train and val). */
+  /** COCO categories per COCO-like image (train and val; its non-COCO objects left out, as COCO counts). */
   cocoObjects: { images: number; mean: number; singleShare: number };
 }
 
@@ -513,8 +513,10 @@ export async function worldCheck(options: WorldCheckOptions): Promise<WorldCheck
   measures.sharedPairs = rows.cc3m.filter((r) => cc12mUrls.has(r.url)).length;
   measures.types = { coco: typesAtMinCount(cocoCaptions), cc3m: typesAtMinCount(rows.cc3m.map((r) => r.caption)) };
   measures.personPresence = personPresence(webTruth.values());
+  // COCO counts its own categories per image: the non-COCO objects of a COCO-like image are left out
+  const cocoNames = new Set(world.concepts.filter((c) => c.coco).map((c) => c.name));
   const cocoImages = (['coco-train', 'coco-val'] as const).flatMap((split) =>
-    Array.from({ length: sizes[split] }, (_, id) => world.captionedImage(split, id).truth),
+    Array.from({ length: sizes[split] }, (_, id) => ({ concepts: world.captionedImage(split, id).truth.concepts.filter((c) => cocoNames.has(c)) })),
   );
   measures.cocoObjects = objectsPerImage(cocoImages);
 

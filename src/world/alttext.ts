@@ -373,6 +373,7 @@ export const DEFAULT_REFERENCES: ReferenceOptions = {
 
 /** An order of `items` (ranked, most salient first) drawn with weight decay^rank without replacement. */
 function salientOrder<T>(random: () => number, items: readonly T[], decay: number): T[] {
+  if (!(decay > 0 && decay <= 1)) throw new Error(`references.salienceDecay must be in (0, 1], got ${decay}`);
   const left = items.map((item, rank) => ({ item, weight: decay ** rank }));
   const order: T[] = [];
   while (left.length > 0) {

@@ -191,7 +191,7 @@ export const CALIBRATION: readonly CalibrationTarget[] = [
   },
   {
     id: 'coco-objects-per-image',
-    description: 'object concepts per COCO-like image (train and val): mean, and the share with only one',
+    description: 'COCO categories per COCO-like image (train and val): mean, and the share with only one',
     paper: { perImage: 3.5, singleShare: 0.1 },
     accept: { min: 2.8, max: 4.2, maxSingleShare: 0.2 },
     rule: "mean in [min, max] and single-object share ≤ maxSingleShare (cckit tolerances around COCO's 3.5 and ~10%)",

@@ -125,8 +125,8 @@ export function cocoCategoryByName(name: string): CocoCategory | undefined {
  * Scene contexts of COCO-like images: groups of supercategories whose objects appear together, so that
  * COCO-like scenes have COCO's co-occurrence (the dining table with cups and pizza, the street with cars
  * and traffic lights; CC3M §5.3 blames it for COCO-trained models' hallucinations). COCO reports the
- * co-occurrence, not its process: the groups are cckit's, and `person` joins every context (COCO's most
- * frequent category, seen with all the others).
+ * co-occurrence, not its process: the groups are cckit's. `person` is in none: COCO's most frequent category is
+ * seen with all the others, so it comes from the draws over all of COCO (by web share).
  */
 export const COCO_SCENE_CONTEXTS: Readonly<Record<string, readonly string[]>> = {
   street: ['vehicle', 'outdoor', 'accessory'],

@@ -43,7 +43,8 @@ export const WORLD_GENERATION = 4;
 export interface CocoSceneOptions {
   /**
    * Relative weights of 1, 2, 3, … objects per image, before repeats are merged. Calibrated on COCO's 3.5
-   * categories per image with about 10% single-category images (Lin et al. 2014, Sec. 5).
+   * categories per image with about 10% single-category images (Lin et al. 2014, Sec. 5), counting COCO categories
+   * only as COCO does: with the non-COCO objects (`beyondShare`) an image shows about 4.5 objects.
    */
   objectCountWeights: readonly number[];
   /** Share of an image's further objects drawn from its first object's scene context (COCO_SCENE_CONTEXTS). */
@@ -62,7 +63,7 @@ export interface CocoSceneOptions {
 }
 
 export const DEFAULT_COCO_SCENES: CocoSceneOptions = {
-  objectCountWeights: [0.1, 0.2, 0.2, 0.2, 0.15, 0.1, 0.05],
+  objectCountWeights: [0.05, 0.1, 0.15, 0.2, 0.2, 0.15, 0.1, 0.05],
   contextShare: 0.6,
   beyondShare: 0.25,
   beyondCategories: 120,
@@ -131,7 +132,7 @@ export class World {
   private readonly tail: ConceptSampler;
   private readonly cocoScenes: CocoSceneOptions;
   private readonly person: number;
-  /** Per COCO concept, the samplers of the scene contexts it belongs to (person: all of them). */
+  /** Per COCO concept, the samplers of the scene contexts it belongs to (none for person: its images draw from all of COCO). */
   private readonly contexts = new Map<number, ConceptSampler[]>();
   private readonly beyond: ConceptSampler;
   /** Concepts COCO-like images can show: COCO's and the most common others (the rest are novel, unnamed by COCO). */
@@ -156,8 +157,8 @@ export class World {
     const supercategory = (c: Concept) => (c.cocoName === undefined ? undefined : cocoCategoryByName(c.cocoName)?.supercategory);
     for (const groups of Object.values(COCO_SCENE_CONTEXTS)) {
       const members = this.concepts.filter((c) => c.coco && groups.includes(supercategory(c) ?? '')).map((c) => c.index);
-      const sampler = conceptSampler(this.concepts, [...members, this.person]);
-      for (const index of [...members, this.person]) this.contexts.set(index, [...(this.contexts.get(index) ?? []), sampler]);
+      const sampler = conceptSampler(this.concepts, members);
+      for (const index of members) this.contexts.set(index, [...(this.contexts.get(index) ?? []), sampler]);
     }
     // the catalog is sorted by web popularity, so the first non-COCO concepts are the most common
     const beyond = longTailConceptIndices(this.concepts).slice(0, this.cocoScenes.beyondCategories);
