@@ -10,7 +10,9 @@ import { buildWorld } from '../src/data/build-world';
 import { serveWorld } from '../src/world/server';
 import { NOCAPS_DOMAIN_COUNTS, nocapsDomain, WORLD_PRESETS } from '../src/world/splits';
 import { staleWorld } from '../src/experiments/runner';
-import { parseWorldUrl } from '../src/world/url';
+import { parseWorldUrl, worldUrl } from '../src/world/url';
+import { resolveWorldImage } from '../src/data/images';
+import { readEvalImages } from '../src/train/data';
 import { DEFAULT_COCO_SCENES, World, WORLD_GENERATION } from '../src/world/world';
 import { runCli } from './helpers';
 
@@ -184,6 +186,40 @@ test('world:// URLs render the same bytes directly and through the local HTTP se
     await server.close();
   }
   assert.throws(() => parseWorldUrl('world://1/nowhere/3.jpg'), /unknown split/);
+});
+
+test('a world built with another Zipf exponent names it in its URLs, so every loader renders its own scenes', async () => {
+  const out = path.join(temporary, 'zipf');
+  const sizes = { web: 20, 'coco-train': 4, 'coco-val': 0, 'nocaps-val': 4, 'nocaps-test': 0, flickr: 0, narratives: 0 };
+  await buildWorld({ seed: 3, out, sizes, zipfExponent: 1.3 });
+  const skewed = new World({ seed: 3, zipfExponent: 1.3 });
+  const plain = new World({ seed: 3 });
+  const rows = fs.readFileSync(path.join(out, 'web/cc12m.tsv'), 'utf8').trim().split('\n');
+  const urls = rows.map((row) => row.split('\t')[0]!);
+  assert.ok(
+    urls.every((url) => url.endsWith('?zipf=1.3')),
+    urls[0],
+  );
+  assert.deepEqual(parseWorldUrl(urls[5]!), { seed: 3, split: 'web', id: 5, extension: /\.(\w+)\?/.exec(urls[5]!)![1], zipf: 1.3 });
+  // the two exponents draw different scenes for the same ids, and the URL picks the builder's
+  const concepts = (w: World, id: number) => w.scene('web', id).objects.map((o) => w.concepts[o.concept]!.name);
+  assert.ok(urls.some((_, id) => concepts(skewed, id).join() !== concepts(plain, id).join()));
+  for (const [id, url] of urls.entries()) {
+    const resolved = resolveWorldImage(url)!;
+    assert.deepEqual(resolved.ref, { seed: 3, split: 'web', id, zipf: 1.3 });
+    assert.deepEqual(concepts(resolved.world, id), concepts(skewed, id));
+  }
+  assert.ok((await resolveWorldImage(urls[2]!)!.world.render('web', 2)).equals(await skewed.renderUrl(urls[2]!)));
+  await assert.rejects(async () => plain.renderUrl(urls[2]!), /Zipf exponent 1.3, this world has 1/);
+  // caption files carry it too, so training and feature keys name the same images
+  const keys = readEvalImages({ path: path.join(out, 'nocaps/nocaps_val.json') }).map((image) => image.key);
+  assert.deepEqual(
+    keys,
+    [0, 1, 2, 3].map((id) => `world://3/nocaps-val/${id}.jpg?zipf=1.3`),
+  );
+  // the default exponent keeps the URLs and files every cached run was built from
+  assert.ok(!world.webPair(3).url.includes('?'));
+  assert.equal(worldUrl(new World({ seed: 3, zipfExponent: 1 }).ref('web', 1), 'png'), 'world://3/web/1.png');
 });
 
 test('--render writes img2dataset-style shards that read back with their images and truth', async () => {

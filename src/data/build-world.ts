@@ -25,7 +25,11 @@ import { WORLD_PRESETS, WORLD_SPLITS, WorldPresetName, WorldSplit } from '../wor
 import { CaptionedWorldImage, World, WORLD_GENERATION, WorldOptions } from '../world/world';
 import { FORMAT_EXTENSION } from '../world/url';
 
-export interface BuildOptions extends WorldOptions {
+/**
+ * The seed and Zipf exponent only: the generator's other options (alt-text, scenes) change the scenes, and a
+ * world URL names its image by seed and Zipf exponent alone, so files built with them would disagree with renders.
+ */
+export interface BuildOptions extends Pick<WorldOptions, 'seed' | 'zipfExponent'> {
   out: string;
   preset?: WorldPresetName;
   /** Overrides of the preset's split sizes. */
@@ -64,7 +68,7 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
   for (const split of WORLD_SPLITS) {
     if (!Number.isInteger(sizes[split]) || sizes[split] < 0) throw new Error(`world size of ${split} must be a whole number ≥ 0, got ${sizes[split]}`);
   }
-  const world = new World(options);
+  const world = new World({ seed: options.seed, zipfExponent: options.zipfExponent });
   const out = options.out;
   for (const dir of ['web', 'coco', 'nocaps', 'flickr', 'narratives']) fs.mkdirSync(path.join(out, dir), { recursive: true });
   const files: Record<string, string> = { concepts: 'concepts.json', webCc12m: 'web/cc12m.tsv', webCc3m: 'web/cc3m.tsv', webTruth: 'web/truth.jsonl' };
@@ -128,8 +132,8 @@ export async function buildWorld(options: BuildOptions): Promise<BuildManifest> 
       objects: image.truth.concepts,
     }));
     const file = path.join(out, CAPTIONED_FILES[split]);
-    if (split === 'nocaps-val' || split === 'nocaps-test') writeNocapsCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset) });
-    else writeCocoCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset) });
+    if (split === 'nocaps-val' || split === 'nocaps-test') writeNocapsCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset, world.zipf) });
+    else writeCocoCaptions(file, coco, { info: worldCocoInfo(split, options.seed, preset, world.zipf) });
     files[split] = CAPTIONED_FILES[split];
   }
 

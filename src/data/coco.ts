@@ -251,19 +251,24 @@ export function normaliseDomain(file: string, where: string, value: unknown): 'i
   throw new InputError(file, `${where}: unknown domain "${value}" (expected in, near or out, or nocaps's in-domain/near-domain/out-domain)`);
 }
 
-/** The "info" block `cckit world build` writes into a split's caption file: `world` marks it as the world's. */
-export function worldCocoInfo(split: WorldSplit, seed: number, preset: string): Record<string, unknown> {
-  return { description: `${WORLD_DESCRIPTION}${split}`, seed, preset, world: { seed, split, preset } };
+/**
+ * The "info" block `cckit world build` writes into a split's caption file: `world` marks it as the world's
+ * (with its Zipf exponent where that is not the default 1, as the world's URLs carry it).
+ */
+export function worldCocoInfo(split: WorldSplit, seed: number, preset: string, zipf?: number): Record<string, unknown> {
+  const world = zipf === undefined || zipf === 1 ? { seed, split, preset } : { seed, split, preset, zipf };
+  return { description: `${WORLD_DESCRIPTION}${split}`, seed, preset, world };
 }
 
 const WORLD_DESCRIPTION = 'cckit embedded world, ';
 
-/** The world seed and split of a caption file written by `cckit world build`, or undefined for any other file. */
-export function worldOfCocoFile(info: unknown): { seed: number; split: WorldSplit } | undefined {
+/** The world image naming (seed, split, Zipf exponent) of a caption file written by `cckit world build`, or undefined for any other file. */
+export function worldOfCocoFile(info: unknown): { seed: number; split: WorldSplit; zipf?: number } | undefined {
   if (!isRecord(info)) return undefined;
   if (isRecord(info.world)) {
-    const { seed, split } = info.world;
-    return typeof seed === 'number' && typeof split === 'string' && isWorldSplit(split) ? { seed, split } : undefined;
+    const { seed, split, zipf } = info.world;
+    if (typeof seed !== 'number' || typeof split !== 'string' || !isWorldSplit(split)) return undefined;
+    return typeof zipf === 'number' && zipf > 0 && zipf !== 1 ? { seed, split, zipf } : { seed, split };
   }
   // Files written before the `world` marker carry the split only in their description.
   if (typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION)) return undefined;

@@ -14,11 +14,12 @@ import { fetchHttp, type FetchFailure } from './fetch';
 import { World } from '../world/world';
 import { WorldImageRef, isWorldUrl, parseWorldUrl } from '../world/url';
 
-/** World instances by seed (building a catalog takes a few ms; scenes are pure functions). */
-const worlds = new Map<number, World>();
-export function worldFor(seed: number): World {
-  let world = worlds.get(seed);
-  if (!world) worlds.set(seed, (world = new World({ seed })));
+/** World instances by seed and Zipf exponent (building a catalog takes a few ms; scenes are pure functions). */
+const worlds = new Map<string, World>();
+export function worldFor(seed: number, zipf?: number): World {
+  const key = `${seed}/${zipf ?? 1}`;
+  let world = worlds.get(key);
+  if (!world) worlds.set(key, (world = new World({ seed, zipfExponent: zipf })));
   return world;
 }
 
@@ -26,7 +27,8 @@ export function worldFor(seed: number): World {
 export function resolveWorldImage(url: string): { world: World; ref: WorldImageRef } | undefined {
   if (!isWorldUrl(url)) return undefined;
   const ref = parseWorldUrl(url);
-  return { world: worldFor(ref.seed), ref: { seed: ref.seed, split: ref.split, id: ref.id } };
+  const { extension: _extension, ...imageRef } = ref;
+  return { world: worldFor(ref.seed, ref.zipf), ref: imageRef };
 }
 
 export type ImageFetch = { ok: true; bytes: Buffer } | FetchFailure;

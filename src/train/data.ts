@@ -55,7 +55,7 @@ export function readEvalImages(source: { path: string; imageRoot?: string; limit
     if (typeof img.id !== 'number') throw new InputError(file, `images[${i}]: "id" must be a number`);
     if (img.captions.length === 0) return;
     let key: string;
-    if (world) key = worldUrl({ seed: world.seed, split: world.split, id: img.id }, 'jpeg');
+    if (world) key = worldUrl({ ...world, id: img.id }, 'jpeg');
     else if (img.cocoUrl && /^(https?|world):\/\//.test(img.cocoUrl)) key = img.cocoUrl;
     else if (img.fileName) key = path.join(root, img.fileName);
     else throw new InputError(file, `images[${i}]: no "file_name" or "coco_url"`);

@@ -32,7 +32,7 @@ export async function worldRegions(backbone: Backbone, urls: readonly string[]):
   )) {
     for (const f of features) {
       const ref = parseWorldUrl(f.key);
-      const scene = worldFor(ref.seed).scene(ref.split, ref.id);
+      const scene = worldFor(ref.seed, ref.zipf).scene(ref.split, ref.id);
       const boxes = scene.objects.map((o) => normalizedBox(o.box, scene.width, scene.height));
       const d = f.global.length;
       orderRegions(boxes).forEach((box, i) => {

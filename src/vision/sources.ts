@@ -141,7 +141,7 @@ export async function readImageSource(source: string, options: SourceOptions = {
     const annotations = readCocoAnnotations(source);
     const world = worldOfCocoFile(annotations.info);
     for (const image of annotations.images.slice(0, Number.isFinite(limit) ? limit : undefined)) {
-      if (world && typeof image.id === 'number') refs.push({ key: worldUrl({ seed: world.seed, split: world.split, id: image.id }, 'jpeg') });
+      if (world && typeof image.id === 'number') refs.push({ key: worldUrl({ ...world, id: image.id }, 'jpeg') });
       else {
         if (!image.fileName) throw new InputError(source, `image ${image.id} has no "file_name"`);
         refs.push({ key: path.resolve(options.imagesDir ?? path.dirname(source), image.fileName) });

@@ -1,6 +1,8 @@
 /**
  * `world://SEED/SPLIT/ID.EXT` names one image of the embedded world; its bytes are rendered on
- * demand from (seed, split, id), so a TSV of world URLs is as good as a folder of images.
+ * demand from (seed, split, id), so a TSV of world URLs is as good as a folder of images. A world
+ * built with another Zipf exponent than the default 1 (`cckit world build --zipf`) draws other
+ * scenes, so its URLs end in `?zipf=EXPONENT`: the URL alone must name the image.
  */
 import { ImageFormat } from './types';
 import { WorldSplit, isWorldSplit } from './splits';
@@ -9,28 +11,33 @@ export interface WorldImageRef {
   seed: number;
   split: WorldSplit;
   id: number;
+  /** The world's Zipf exponent where it is not the default 1. */
+  zipf?: number;
 }
 
 export const FORMAT_EXTENSION: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', gif: 'gif' };
 
 export function worldUrl(ref: WorldImageRef, format: ImageFormat): string {
-  return `world://${ref.seed}/${ref.split}/${ref.id}.${FORMAT_EXTENSION[format]}`;
+  return `world://${ref.seed}/${ref.split}/${ref.id}.${FORMAT_EXTENSION[format]}${zipfSuffix(ref.zipf)}`;
 }
 
-/** The path part without the scheme (what the local HTTP server serves). */
-export function worldPath(ref: WorldImageRef, format: ImageFormat): string {
-  return `/${ref.seed}/${ref.split}/${ref.id}.${FORMAT_EXTENSION[format]}`;
+/** The URL suffix of a world's Zipf exponent: none for the default 1. */
+function zipfSuffix(zipf: number | undefined): string {
+  return zipf === undefined || zipf === 1 ? '' : `?zipf=${zipf}`;
 }
 
-const PATTERN = /^(?:world:\/)?\/(\d+)\/([a-z-]+)\/(\d+)\.(jpg|png|gif)$/;
+const PATTERN = /^(?:world:\/)?\/(\d+)\/([a-z-]+)\/(\d+)\.(jpg|png|gif)(?:\?zipf=(\d+(?:\.\d+)?))?$/;
 
 /** Parses a world URL (or its path); throws naming what is wrong. */
 export function parseWorldUrl(url: string): WorldImageRef & { extension: string } {
   const match = PATTERN.exec(url);
-  if (!match) throw new Error(`not a world image URL: "${url}" (expected world://SEED/SPLIT/ID.jpg|png|gif)`);
-  const [, seed, split, id, extension] = match;
+  if (!match) throw new Error(`not a world image URL: "${url}" (expected world://SEED/SPLIT/ID.jpg|png|gif, optionally ?zipf=EXPONENT)`);
+  const [, seed, split, id, extension, zipf] = match;
   if (!isWorldSplit(split)) throw new Error(`world URL "${url}": unknown split "${split}"`);
-  return { seed: Number(seed), split, id: Number(id), extension };
+  const ref = { seed: Number(seed), split, id: Number(id), extension };
+  if (zipf === undefined || Number(zipf) === 1) return ref;
+  if (!(Number(zipf) > 0)) throw new Error(`world URL "${url}": the Zipf exponent must be positive`);
+  return { ...ref, zipf: Number(zipf) };
 }
 
 export function isWorldUrl(url: string): boolean {

@@ -22,7 +22,7 @@ import { ConceptSampler, DEFAULT_SCENE_OPTIONS, SceneOptions, conceptSampler, sc
 import { NocapsDomain, REFERENCES_PER_IMAGE, WorldSplit, nocapsDomain, splitNumber } from './splits';
 import { DEFAULT_TAGGER, TaggerOptions, Tags, tagsFor } from './tags';
 import { Box, Concept, Scene } from './types';
-import { parseWorldUrl, worldUrl } from './url';
+import { parseWorldUrl, WorldImageRef, worldUrl } from './url';
 import { mixSeed, seededRandom } from '../util/random';
 
 /**
@@ -123,6 +123,8 @@ const CLEAN_SCENES: SceneOptions = { pngShare: 0, gifShare: 0, undersizedShare: 
 
 export class World {
   readonly seed: number;
+  /** The Zipf exponent where it is not the default 1 (it changes the scenes, so the world's URLs carry it). */
+  readonly zipf: number | undefined;
   readonly concepts: Concept[];
   private readonly altText: AltTextOptions;
   private readonly tagger: TaggerOptions;
@@ -141,6 +143,7 @@ export class World {
 
   constructor(options: WorldOptions) {
     this.seed = options.seed;
+    this.zipf = options.zipfExponent === undefined || options.zipfExponent === 1 ? undefined : options.zipfExponent;
     this.concepts = buildConcepts({ zipfExponent: options.zipfExponent });
     this.altText = { ...DEFAULT_ALT_TEXT, ...options.altText };
     this.tagger = { ...DEFAULT_TAGGER, ...options.tagger };
@@ -246,7 +249,7 @@ export class World {
     const tags: Tags = tagsFor(random, shown, () => this.concepts[this.all(random)], this.tagger);
     return {
       id,
-      url: worldUrl({ seed: this.seed, split: 'web', id }, scene.format),
+      url: worldUrl(this.ref('web', id), scene.format),
       caption: text.text,
       tags: tags.labels,
       truth: {
@@ -273,7 +276,7 @@ export class World {
     const unfamiliar = (c: Concept) => !this.familiar.has(c.index);
     const references =
       split === 'narratives' ? [narrative(random, shown)] : referenceCaptions(random, salient, REFERENCES_PER_IMAGE[split] ?? 5, this.references, unfamiliar);
-    const image: CaptionedWorldImage = { id, url: worldUrl({ seed: this.seed, split, id }, scene.format), references, truth: this.truthOf(scene) };
+    const image: CaptionedWorldImage = { id, url: worldUrl(this.ref(split, id), scene.format), references, truth: this.truthOf(scene) };
     if (split === 'nocaps-val' || split === 'nocaps-test') image.domain = nocapsDomain(this.seed, split, id);
     return image;
   }
@@ -287,6 +290,12 @@ export class World {
   renderUrl(url: string): Promise<Buffer> {
     const ref = parseWorldUrl(url);
     if (ref.seed !== this.seed) throw new Error(`world URL "${url}" has seed ${ref.seed}, this world has seed ${this.seed}`);
+    if (ref.zipf !== this.zipf) throw new Error(`world URL "${url}" has Zipf exponent ${ref.zipf ?? 1}, this world has ${this.zipf ?? 1}`);
     return this.render(ref.split, ref.id);
+  }
+
+  /** What names one of this world's images in a URL. */
+  ref(split: WorldSplit, id: number): WorldImageRef {
+    return this.zipf === undefined ? { seed: this.seed, split, id } : { seed: this.seed, split, id, zipf: this.zipf };
   }
 }
