@@ -92,6 +92,39 @@ test('notebook progress: one bar per task, throttled, always ends at the total',
   );
 });
 
+test('notebook progress in a notebook: one output for every task, updated in place, ending as a summary line', () => {
+  const published: Array<{ data: Record<string, string>; displayId?: string; update: boolean }> = [];
+  const key = Symbol.for('cckit.notebook.display');
+  const g = globalThis as Record<symbol, unknown>;
+  const before = g[key];
+  g[key] = (req: { data: Record<string, string>; displayId?: string; update: boolean }) => published.push(req);
+  try {
+    const progress = notebookProgress({ minIntervalMs: 60_000 });
+    progress('pretrain', 0, 100);
+    progress('caption', 0, 5);
+    for (let i = 1; i <= 99; i++) progress('pretrain', i, 100); // throttled: no output
+    assert.equal(published.length, 2);
+    assert.equal(
+      published[1]!.data['text/plain'],
+      ['pretrain [..............................] 0/100 (0%)', 'caption [..............................] 0/5 (0%)', '0 tasks finished, 2 running'].join('\n'),
+    );
+    progress('caption', 5, 5);
+    progress('pretrain', 100, 100);
+    progress('caption', 0, 5); // the same task again (the next checkpoint) opens a new bar in the same output
+    progress('caption', 5, 5);
+  } finally {
+    g[key] = before;
+  }
+  assert.ok(published.every((p) => p.displayId === published[0]!.displayId && p.displayId !== undefined));
+  assert.deepEqual(
+    published.map((p) => p.update),
+    [false, true, true, true, true, true],
+  );
+  const final = published.at(-1)!.data;
+  assert.equal(final['text/plain'], '3 tasks finished (latest: caption)');
+  assert.ok(final['text/html']!.includes('class="cckit-progress-board"') && !final['text/html']!.includes('<progress'));
+});
+
 test('tslab iopub guard: a send that finds the socket busy is queued, in order, instead of throwing', async () => {
   const sent: string[] = [];
   let pending: (() => void) | undefined;

@@ -159,8 +159,13 @@ async function run(t: { skip(reason: string): void; after(fn: () => void): void 
 const MINUTE = 60_000;
 
 function progressDone(nb: Executed): void {
-  const bars = nb.withMime('text/html').filter((o) => joined(o.data!['text/html']).includes('class="cckit-progress"'));
+  const html = (o: NbOutput) => joined(o.data!['text/html']);
+  const boards = nb.withMime('text/html').filter((o) => html(o).includes('class="cckit-progress-board"'));
+  const bars = nb.withMime('text/html').filter((o) => html(o).includes('class="cckit-progress"') && !boards.includes(o));
   for (const b of bars) assert.match(joined(b.data!['text/plain']), /\[#+\] (\d+)\/\1 \(100%\)$/, 'every progress bar ends at 100%');
+  // an experiment's progress board ends as its summary line alone: no bar left running
+  for (const b of boards)
+    assert.match(joined(b.data!['text/plain']), /^\d+ tasks? finished( \(latest: [^\n]*\))?$/, 'every progress board ends with its tasks finished');
 }
 
 function captionGrid(nb: Executed, minItems: number): void {

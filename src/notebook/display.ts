@@ -268,6 +268,18 @@ function progressBundle(done: number, total: number, label?: string): MimeBundle
   };
 }
 
+/**
+ * Several tasks' progress in one output: a bar per unfinished task over a summary line. What a finished
+ * cell keeps is the summary alone, however many tasks a long experiment ran.
+ */
+export function progressBoardBundle(active: readonly { label: string; done: number; total: number }[], summary: string): MimeBundle {
+  const rows = active.map((t) => progressBundle(t.done, t.total, t.label));
+  return {
+    'text/html': `<div class="cckit-progress-board">${rows.map((r) => r['text/html']).join('')}<div class="cckit-progress-summary">${escapeHtml(summary)}</div></div>`,
+    'text/plain': [...rows.map((r) => r['text/plain']), summary].join('\n'),
+  };
+}
+
 /** Updates one progress output in place. Call with the number done so far; `done()` marks it complete. */
 export interface ProgressUpdater {
   (done: number, label?: string): void;

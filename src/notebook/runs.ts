@@ -1,12 +1,12 @@
 /**
  * Notebook helpers over the run layout (src/runs/layout.ts): training curves as plotly figures, a run's
  * predictions as caption-grid items (thumbnails inlined as data: URIs, so the grid shows them in Jupyter,
- * in VS Code and in the committed .ipynb alike), and a progress sink that keeps one in-place progress bar
- * per task (`show.progress`), for `ExperimentOptions.progress` and the trainer's callbacks.
+ * in VS Code and in the committed .ipynb alike), and a progress sink that keeps one in-place output for all
+ * of an experiment's tasks, for `ExperimentOptions.progress` and the trainer's callbacks.
  */
 import type { Progress } from '../util/progress';
 import { readLog, readPredictions, readRunInfo, type LogLine, type PredictionItem } from '../runs/layout';
-import { show, type CaptionItem, type PlotlyFigure, type ProgressUpdater } from './display';
+import { displayTarget, newDisplayId, progressBoardBundle, show, type CaptionItem, type PlotlyFigure, type ProgressUpdater } from './display';
 import { thumbImage, type ImageMode } from './thumbs';
 
 /** One line of a figure: a run, or runs laid end to end (pre-training → fine-tuning). */
@@ -179,10 +179,47 @@ export interface NotebookProgressOptions {
 }
 
 /**
- * A `Progress` sink for notebooks: the first report of a task opens a progress bar (`show.progress`),
- * later reports update that bar in place (throttled), so a long experiment leaves one line per task.
+ * A `Progress` sink for notebooks. In a notebook every task reports into one output, updated in place
+ * (throttled): a bar per unfinished task over a line counting the finished ones, so a finished cell keeps
+ * that one summary line however many tasks ran. Outside a notebook each task prints its first and final
+ * state (`show.progress`).
  */
 export function notebookProgress(options: NotebookProgressOptions = {}): Progress {
+  return displayTarget() === 'text' ? linePerTask(options) : progressBoard(options);
+}
+
+function progressBoard(options: NotebookProgressOptions): Progress {
+  const interval = options.minIntervalMs ?? 1000;
+  const tasks = new Map<string, { done: number; total: number; finished: boolean }>();
+  let displayId: string | undefined;
+  let finished = 0;
+  let latest: string | undefined;
+  let lastRender = 0;
+  const render = () => {
+    lastRender = Date.now();
+    const active = [...tasks].filter(([, t]) => !t.finished).map(([label, t]) => ({ label, done: t.done, total: t.total }));
+    const summary = `${finished} task${finished === 1 ? '' : 's'} finished${latest ? ` (latest: ${latest})` : ''}${active.length ? `, ${active.length} running` : ''}`;
+    const first = displayId === undefined;
+    displayId ??= newDisplayId();
+    show.bundle(progressBoardBundle(active, summary), { displayId, update: !first });
+  };
+  return (task, done, total) => {
+    if (options.filter && !options.filter(task)) return;
+    let state = tasks.get(task);
+    const opened = !state || state.total !== total || (state.finished && done < total);
+    if (opened) tasks.set(task, (state = { done, total, finished: false }));
+    else if (state!.finished) return;
+    state!.done = done;
+    if (done >= total) {
+      state!.finished = true;
+      finished++;
+      latest = task;
+    }
+    if (opened || state!.finished || Date.now() - lastRender >= interval) render();
+  };
+}
+
+function linePerTask(options: NotebookProgressOptions): Progress {
   const bars = new Map<string, { bar: ProgressUpdater; total: number; last: number; done: boolean }>();
   const interval = options.minIntervalMs ?? 1000;
   return (task, done, total) => {
