@@ -2,7 +2,7 @@
 # `npm run notebooks`: builds dist/, then re-executes the reproduction notebooks in place with Jupyter's tslab
 # kernel, so each .ipynb is committed with the outputs of its run. Arguments: notebooks to run (default: all
 # of them, in the order below: 03 trains the Table 3 runs that 04 and 11 reuse; 10, the small preset, last: it trains
-# for about two and a quarter hours from nothing). Stops at the first cell error.
+# for an estimated hour and a half from nothing). Stops at the first cell error.
 # Then draws a PNG twin of every plotly figure (scripts/notebook-figures.ts).
 # Needs Jupyter and the tslab kernelspec: `bash scripts/jupyter-setup.sh` (notebooks/README.md).
 set -euo pipefail
