@@ -15,6 +15,7 @@
 import { writeJsonAtomic } from '../util/atomic';
 import { InputError, isRecord, JsonNumberText, readJsonFile } from '../util/json';
 import { isWorldSplit, type WorldSplit } from '../world/splits';
+import { nonDefaultZipf } from '../world/url';
 
 export type NocapsDomain = 'in-domain' | 'near-domain' | 'out-domain';
 
@@ -256,7 +257,8 @@ export function normaliseDomain(file: string, where: string, value: unknown): 'i
  * (with its Zipf exponent where that is not the default 1, as the world's URLs carry it).
  */
 export function worldCocoInfo(split: WorldSplit, seed: number, preset: string, zipf?: number): Record<string, unknown> {
-  const world = zipf === undefined || zipf === 1 ? { seed, split, preset } : { seed, split, preset, zipf };
+  const named = nonDefaultZipf(zipf);
+  const world = named === undefined ? { seed, split, preset } : { seed, split, preset, zipf: named };
   return { description: `${WORLD_DESCRIPTION}${split}`, seed, preset, world };
 }
 
@@ -268,7 +270,8 @@ export function worldOfCocoFile(info: unknown): { seed: number; split: WorldSpli
   if (isRecord(info.world)) {
     const { seed, split, zipf } = info.world;
     if (typeof seed !== 'number' || typeof split !== 'string' || !isWorldSplit(split)) return undefined;
-    return typeof zipf === 'number' && zipf > 0 && zipf !== 1 ? { seed, split, zipf } : { seed, split };
+    const named = nonDefaultZipf(zipf);
+    return named === undefined ? { seed, split } : { seed, split, zipf: named };
   }
   // Files written before the `world` marker carry the split only in their description.
   if (typeof info.seed !== 'number' || typeof info.description !== 'string' || !info.description.startsWith(WORLD_DESCRIPTION)) return undefined;

@@ -21,9 +21,15 @@ export function worldUrl(ref: WorldImageRef, format: ImageFormat): string {
   return `world://${ref.seed}/${ref.split}/${ref.id}.${FORMAT_EXTENSION[format]}${zipfSuffix(ref.zipf)}`;
 }
 
+/** A Zipf exponent as world URLs and caption files name it: undefined for the default 1 (or anything not a positive number). */
+export function nonDefaultZipf(zipf: unknown): number | undefined {
+  return typeof zipf === 'number' && zipf > 0 && zipf !== 1 ? zipf : undefined;
+}
+
 /** The URL suffix of a world's Zipf exponent: none for the default 1. */
 function zipfSuffix(zipf: number | undefined): string {
-  return zipf === undefined || zipf === 1 ? '' : `?zipf=${zipf}`;
+  const named = nonDefaultZipf(zipf);
+  return named === undefined ? '' : `?zipf=${named}`;
 }
 
 const PATTERN = /^(?:world:\/)?\/(\d+)\/([a-z-]+)\/(\d+)\.(jpg|png|gif)(?:\?zipf=(\d+(?:\.\d+)?))?$/;
@@ -35,9 +41,10 @@ export function parseWorldUrl(url: string): WorldImageRef & { extension: string 
   const [, seed, split, id, extension, zipf] = match;
   if (!isWorldSplit(split)) throw new Error(`world URL "${url}": unknown split "${split}"`);
   const ref = { seed: Number(seed), split, id: Number(id), extension };
-  if (zipf === undefined || Number(zipf) === 1) return ref;
+  if (zipf === undefined) return ref;
   if (!(Number(zipf) > 0)) throw new Error(`world URL "${url}": the Zipf exponent must be positive`);
-  return { ...ref, zipf: Number(zipf) };
+  const named = nonDefaultZipf(Number(zipf));
+  return named === undefined ? ref : { ...ref, zipf: named };
 }
 
 export function isWorldUrl(url: string): boolean {

@@ -22,7 +22,7 @@ import { ConceptSampler, DEFAULT_SCENE_OPTIONS, SceneOptions, conceptSampler, sc
 import { NocapsDomain, REFERENCES_PER_IMAGE, WorldSplit, nocapsDomain, splitNumber } from './splits';
 import { DEFAULT_TAGGER, TaggerOptions, Tags, tagsFor } from './tags';
 import { Box, Concept, Scene } from './types';
-import { parseWorldUrl, WorldImageRef, worldUrl } from './url';
+import { nonDefaultZipf, parseWorldUrl, WorldImageRef, worldUrl } from './url';
 import { mixSeed, seededRandom } from '../util/random';
 
 /**
@@ -143,7 +143,7 @@ export class World {
 
   constructor(options: WorldOptions) {
     this.seed = options.seed;
-    this.zipf = options.zipfExponent === undefined || options.zipfExponent === 1 ? undefined : options.zipfExponent;
+    this.zipf = nonDefaultZipf(options.zipfExponent);
     this.concepts = buildConcepts({ zipfExponent: options.zipfExponent });
     this.altText = { ...DEFAULT_ALT_TEXT, ...options.altText };
     this.tagger = { ...DEFAULT_TAGGER, ...options.tagger };
