@@ -11,7 +11,7 @@ import { serveWorld } from '../src/world/server';
 import { NOCAPS_DOMAIN_COUNTS, nocapsDomain, WORLD_PRESETS } from '../src/world/splits';
 import { staleWorld } from '../src/experiments/runner';
 import { parseWorldUrl, worldUrl } from '../src/world/url';
-import { resolveWorldImage } from '../src/data/images';
+import { resolveWorldImage, WORLD_CACHE_LIMIT } from '../src/data/images';
 import { readEvalImages } from '../src/train/data';
 import { DEFAULT_COCO_SCENES, World, WORLD_GENERATION } from '../src/world/world';
 import { runCli } from './helpers';
@@ -220,6 +220,19 @@ test('a world built with another Zipf exponent names it in its URLs, so every lo
   // the default exponent keeps the URLs and files every cached run was built from
   assert.ok(!world.webPair(3).url.includes('?'));
   assert.equal(worldUrl(new World({ seed: 3, zipfExponent: 1 }).ref('web', 1), 'png'), 'world://3/web/1.png');
+});
+
+test('a URL list naming many seeds keeps at most WORLD_CACHE_LIMIT worlds, the ones in use', () => {
+  const inUse = resolveWorldImage('world://0/web/1.jpg')!.world;
+  const once = resolveWorldImage('world://1000/web/1.jpg')!.world;
+  for (let seed = 2000; seed < 2000 + 2 * WORLD_CACHE_LIMIT; seed++) {
+    resolveWorldImage(`world://${seed}/web/1.jpg?zipf=1.${(seed % 7) + 1}`);
+    assert.equal(resolveWorldImage('world://0/web/2.jpg')!.world, inUse);
+  }
+  // the world named once was dropped and is rebuilt, equal but not the same instance
+  const again = resolveWorldImage('world://1000/web/1.jpg')!.world;
+  assert.notEqual(again, once);
+  assert.deepEqual(again.scene('web', 1), once.scene('web', 1));
 });
 
 test('--render writes img2dataset-style shards that read back with their images and truth', async () => {

@@ -14,12 +14,20 @@ import { fetchHttp, type FetchFailure } from './fetch';
 import { World } from '../world/world';
 import { WorldImageRef, isWorldUrl, parseWorldUrl } from '../world/url';
 
-/** World instances by seed and Zipf exponent (building a catalog takes a few ms; scenes are pure functions). */
+/**
+ * World instances by seed and Zipf exponent, the most recently used last (building a catalog takes
+ * a few ms; scenes are pure functions). Capped, because a URL list is untrusted: one naming
+ * thousands of seeds or exponents would otherwise keep a catalog for each.
+ */
+export const WORLD_CACHE_LIMIT = 32;
 const worlds = new Map<string, World>();
 export function worldFor(seed: number, zipf?: number): World {
   const key = `${seed}/${zipf ?? 1}`;
   let world = worlds.get(key);
-  if (!world) worlds.set(key, (world = new World({ seed, zipfExponent: zipf })));
+  if (world) worlds.delete(key);
+  else world = new World({ seed, zipfExponent: zipf });
+  worlds.set(key, world);
+  if (worlds.size > WORLD_CACHE_LIMIT) worlds.delete(worlds.keys().next().value as string);
   return world;
 }
 
