@@ -254,7 +254,7 @@ const captionerModels = (size: 'tiny' | 'small'): CaptionerSection['models'] => 
 });
 
 /**
- * Sizes that finish in minutes on a 2-core CPU (tiny) or in hours (small: Table 3 an estimated 1½ h with the 250-step fine-tuning, from its measured step rates, notebook 10).
+ * Sizes that finish in minutes on a 2-core CPU (tiny) or in hours (small: Table 3 about 1½ h, notebook 10: 4,487 s after 13 min of an earlier start).
  * - `retrieval` (Table 8), tiny: one encoder layer per side of width 128 (MATCHING_SIZES.tiny), 400 pre-training
  *   and 150 fine-tuning steps; one seed's four rows, with their zero-shot and fine-tuned retrieval over the 1,000
  *   test images, take about four minutes on 2 cores (notebook 08: 678 s for three seeds); small: the small matching
