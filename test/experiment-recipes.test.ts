@@ -68,7 +68,7 @@ test('Table 3 (tiny and small): the TrainConfigs the recorded run ids hash', () 
 });
 
 test("Table 11 and Fig. 6: the notebook's former variants, the same runs (IC / 100% / CC3M = Table 3's)", () => {
-  assert.deepEqual(digests(RECIPES.tiny, table11Variants()), {
+  assert.deepEqual(digests(RECIPES.tiny, table11Variants(RECIPES.tiny.ablations)), {
     'pretrain-cc12m': '3087ff25da126126',
     'finetune-coco-from-cc12m': '5a7dcdb4ef4fdccd',
     'pretrain-mlm-0.2': '557e7e8cea2646c7',
@@ -78,7 +78,7 @@ test("Table 11 and Fig. 6: the notebook's former variants, the same runs (IC / 1
     'pretrain-mlm-0.8': '928479c1bc10efc3',
     'finetune-coco-from-mlm-0.8': 'ba3b5f7ea08bc013',
   });
-  assert.deepEqual(digests(RECIPES.tiny, fig6Variants()), {
+  assert.deepEqual(digests(RECIPES.tiny, fig6Variants(RECIPES.tiny.ablations)), {
     'pretrain-cc3m': '958491334da17bc8',
     'finetune-coco-from-cc3m': '05a7acb2301782a1',
     'pretrain-25-cc12m': '58f3bfede5475bd5',
@@ -91,7 +91,7 @@ test("Table 11 and Fig. 6: the notebook's former variants, the same runs (IC / 1
 });
 
 test("Table 12: IC is Table 3's cc12m row; IC+MOC and IC+VLM change only the pre-training objectives", () => {
-  const variants = table12Variants();
+  const variants = table12Variants(RECIPES.tiny.ablations);
   assert.deepEqual(
     variants.map((v) => v.label),
     ['cc12m', 'ic+moc', 'ic+vlm'],

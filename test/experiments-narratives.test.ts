@@ -105,7 +105,9 @@ test("Table 6: long captions capped by the Transformer positions, the recipe's n
   assert.deepEqual(scratch.data.train, [{ kind: 'coco', path: '/tr.json', imageRoot: '/' }]);
   assert.equal(scratch.steps, plan.captioning.steps);
   assert.equal(scratch.batchSize, plan.captioning.batchSize);
-  assert.equal(scratch.optimizer.lr, plan.captioning.lr);
+  assert.equal(scratch.optimizer.lr, recipe.finetune.lr, "the fine-tuning stage's rate unless the narratives stage names one");
+  assert.deepEqual(scratch.optimizer, { name: 'adam', lr: 5e-4, warmup: 10, decay: 'linear' });
+  assert.equal(table6Config({ ...recipe, finetune: { ...recipe.finetune, lr: 1e-4 } }, 'none', files).optimizer.lr, 1e-4);
   assert.equal(scratch.val, undefined, 'nothing is validated on the test part');
   assert.equal(scratch.keepCheckpoints, undefined, 'no checkpoint selection');
   assert.equal(scratch.init, undefined);

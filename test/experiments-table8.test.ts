@@ -34,6 +34,7 @@ import {
   table8Sources,
   table8TrainConfig,
   table8ZeroShotComparison,
+  retrievalStage,
   tokenRows,
   type Recalls,
   type Table8Result,
@@ -117,15 +118,22 @@ test("table8TrainConfig: the recipe's retrieval stages as matching-model runs wi
     size: recipe.retrieval.model.size,
   });
   assert.deepEqual(pre.objectives, { vlm: { weight: 1 } });
-  assert.equal(pre.steps, recipe.retrieval.pretrain.steps);
-  assert.equal(pre.batchSize, recipe.retrieval.pretrain.batchSize);
-  assert.deepEqual(pre.optimizer, { name: 'adam', lr: recipe.retrieval.pretrain.lr, warmup: recipe.retrieval.pretrain.warmup, decay: 'linear' });
+  // the tiny preset's matching-model stages: the captioner's batch, rate and clipping, their own steps and warm-up
+  assert.equal(pre.steps, 400);
+  assert.equal(pre.batchSize, 32);
+  assert.deepEqual(pre.optimizer, { name: 'adam', lr: 1e-3, warmup: 40, decay: 'linear' });
+  assert.equal(pre.checkpointEvery, 100, 'four checkpoints a stage, at least 50 steps apart');
+  assert.deepEqual(retrievalStage(recipe, 'pretrain'), { ...recipe.pretrain, steps: 400, warmup: 40 });
+  // one override of the fine-tuning rate reaches the matching model's fine-tuning too
+  assert.equal(table8TrainConfig({ ...recipe, finetune: { ...recipe.finetune, lr: 1e-4 } }, 'finetune', 'cc3m', pools).optimizer.lr, 1e-4);
   assert.equal(pre.vocab.minCount, recipe.minCount);
   assert.equal(pre.data.maxCaptionLen, recipe.maxCaptionLen);
   assert.equal(pre.val, undefined, 'the matching model is not validated by captioning');
   assert.equal('init' in pre, false);
   const fine = table8TrainConfig(recipe, 'finetune', 'cc3m', [{ kind: 'coco', path: '/data/train.json' }], { fromRun: '/runs/p', vocab: 'keep' });
-  assert.equal(fine.steps, recipe.retrieval.finetune.steps);
+  assert.equal(fine.steps, 150);
+  assert.deepEqual(fine.optimizer, { name: 'adam', lr: 5e-4, warmup: 15, decay: 'linear' });
+  assert.equal(fine.checkpointEvery, 50);
   assert.deepEqual(fine.init, { fromRun: '/runs/p', vocab: 'keep' });
   assert.notEqual(fine.name, pre.name);
 });

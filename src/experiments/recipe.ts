@@ -102,16 +102,35 @@ export interface Recipe extends WorldSpec {
   narratives: NarrativesSection;
   /** CC3M Tables 4–7: the 8-run captioner grid, trained as CC3M §5.2 describes (the backbone is the recipe's). */
   captioners: CaptionerSection;
+  /** The ablation grids of CC12M Table 11, Table 12 and Fig. 6 (every other setting of their rows is the recipe's). */
+  ablations: AblationSection;
 }
 
-/** One training stage of the matching model (Table 8): Adam, linear warm-up then linear decay, clipping. */
-export interface RetrievalStage {
-  steps: number;
-  /** Distinct images per batch (the contrastive softmax runs over them). */
-  batchSize: number;
-  lr: number;
-  warmup: number;
-  clipNorm: number;
+/**
+ * What a stage changes from one of the recipe's two captioner stages (`pretrain` or `finetune`); whatever it does
+ * not name is that stage's, so one override of `finetune.lr` reaches every stage that fine-tunes.
+ */
+export type StageOverride = Partial<Omit<StageRecipe, 'select'>>;
+
+/** The stage `override` describes: the recipe's `base` stage with the override's values, without checkpoint selection. */
+export function stageFrom(recipe: Pick<Recipe, 'pretrain' | 'finetune'>, base: 'pretrain' | 'finetune', override: StageOverride): StageRecipe {
+  const { select: _select, ...stage } = recipe[base];
+  return { ...stage, ...override };
+}
+
+/** A stage's checkpoint interval: every `select.every` steps when it selects, else max(minEvery, round(steps / perRun)). */
+export function checkpointEveryOf(stage: StageRecipe): number {
+  return stage.select ? stage.select.every : Math.max(stage.checkpoints.minEvery, Math.round(stage.steps / stage.checkpoints.perRun));
+}
+
+/** The grids of the CC12M ablations: plain data, so a notebook's `overrides` or `cckit table --set` reach them. */
+export interface AblationSection {
+  /** Table 11: the MLM masking rates (the paper tried several and found the highest best, app. D.2). */
+  maskingRates: number[];
+  /** Table 12: the added objectives' settings (the paper states no MOC masking rate; 0.2 is cckit's choice). */
+  objectives: { moc: { weight: number; rate: number }; vlm: { weight: number } };
+  /** Fig. 6: the fractions of the CC12M pool's pairs pre-trained on (100% is always a row). */
+  cc12mFractions: number[];
 }
 
 /** Real data for Table 8 instead of the world: the two filtered pools and a Flickr-style retrieval set (COCO-format captions files). */
@@ -127,8 +146,12 @@ export interface RetrievalData {
 
 export interface RetrievalSection {
   model: { size: MatchingSize };
-  pretrain: RetrievalStage;
-  finetune: RetrievalStage;
+  /**
+   * The matching model's two stages, as changes to the captioner's (`stageFrom`): Adam, linear warm-up then linear
+   * decay, clipping; the batch is distinct images (the contrastive softmax runs over them).
+   */
+  pretrain: StageOverride;
+  finetune: StageOverride;
   /** World only: the share of the Flickr-like split's images held out as the test set (the rest is fine-tuning data). */
   testFraction: number;
   data?: RetrievalData;
@@ -141,8 +164,8 @@ export type Table6Init = (typeof TABLE6_INITS)[number];
 export interface NarrativesSection {
   /** Pre-training steps of Table 10's narratives row: the presets give it Table 3's (similar resources, CC12M app. E.5). */
   pretrainSteps: number;
-  /** Table 6: the stage that trains on the narratives' train part (Adam, linear decay, IC, as every stage). */
-  captioning: Pick<StageRecipe, 'steps' | 'batchSize' | 'lr' | 'warmup'>;
+  /** Table 6: the stage that trains on the narratives' train part, as changes to the recipe's fine-tuning stage. */
+  captioning: StageOverride;
   /** Every `testEvery`-th narrative image (by position in the file) is held out as Table 6's test part. */
   testEvery: number;
   /** Table 6's rows. */
@@ -221,7 +244,12 @@ const stage = (): Pick<StageRecipe, 'optimizer' | 'decay' | 'objectives' | 'clip
   checkpoints: { perRun: 4, minEvery: 50 },
 });
 
-const retrievalClip = { clipNorm: 1 };
+/** The CC12M ablations' grids, the same at every size. */
+const ablations = (): AblationSection => ({
+  maskingRates: [0.2, 0.4, 0.8],
+  objectives: { moc: { weight: 1, rate: 0.2 }, vlm: { weight: 1 } },
+  cc12mFractions: [0.25, 0.5],
+});
 
 /** The captioner grid of one size: CC3M §5.2's settings, the size's models, cap, dev interval and Flickr-like test. */
 const captionerGrid = (size: 'tiny' | 'small', own: { steps: number; devEvery: number; flickrImages: number }): CaptionerSection => ({
@@ -279,14 +307,11 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
     rows: [...TABLE3_SOURCES],
     zeroShot: true,
     val: { limit: 100, every: 100 },
-    retrieval: {
-      model: { size: 'tiny' },
-      pretrain: { steps: 400, batchSize: 32, lr: 1e-3, warmup: 40, ...retrievalClip },
-      finetune: { steps: 150, batchSize: 32, lr: 5e-4, warmup: 15, ...retrievalClip },
-      testFraction: 0.5,
-    },
-    narratives: { pretrainSteps: 1500, captioning: { steps: 150, batchSize: 16, lr: 5e-4, warmup: 10 }, testEvery: 5, inits: [...TABLE6_INITS] },
+    // the matching model's stages: the captioner's batch, rate and clipping, fewer steps
+    retrieval: { model: { size: 'tiny' }, pretrain: { steps: 400, warmup: 40 }, finetune: { steps: 150, warmup: 15 }, testFraction: 0.5 },
+    narratives: { pretrainSteps: 1500, captioning: { steps: 150, batchSize: 16 }, testEvery: 5, inits: [...TABLE6_INITS] },
     captioners: captionerGrid('tiny', { steps: 400, devEvery: 50, flickrImages: 200 }),
+    ablations: ablations(),
   },
   small: {
     preset: 'small',
@@ -305,14 +330,10 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
     rows: [...TABLE3_SOURCES],
     zeroShot: true,
     val: { limit: 250, every: 500 },
-    retrieval: {
-      model: { size: 'small' },
-      pretrain: { steps: 4000, batchSize: 64, lr: 5e-4, warmup: 400, ...retrievalClip },
-      finetune: { steps: 1500, batchSize: 64, lr: 2.5e-4, warmup: 150, ...retrievalClip },
-      testFraction: 0.5,
-    },
-    narratives: { pretrainSteps: 4000, captioning: { steps: 1000, batchSize: 32, lr: 2.5e-4, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
+    retrieval: { model: { size: 'small' }, pretrain: {}, finetune: { steps: 1500, warmup: 150 }, testFraction: 0.5 },
+    narratives: { pretrainSteps: 4000, captioning: { steps: 1000, batchSize: 32, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
     captioners: captionerGrid('small', { steps: 3000, devEvery: 250, flickrImages: 1000 }),
+    ablations: ablations(),
   },
 };
 
@@ -342,7 +363,7 @@ export function trainConfigFor(recipe: Recipe, stage: StageRecipe, run: StageRun
     steps: stage.steps,
     clipNorm: stage.clipNorm,
     labelSmoothing: stage.labelSmoothing,
-    checkpointEvery: stage.select ? stage.select.every : Math.max(stage.checkpoints.minEvery, Math.round(stage.steps / stage.checkpoints.perRun)),
+    checkpointEvery: checkpointEveryOf(stage),
     ...(stage.select ? { keepCheckpoints: Math.ceil(stage.steps / stage.select.every) + 1 } : {}),
     ...(run.init ? { init: run.init } : {}),
   };

@@ -4,7 +4,7 @@
  * and every variant trains for the same number of steps. The CC3M and 100% rows are Table 3's runs.
  * No zero-shot evaluation.
  */
-import type { Recipe } from '../recipe';
+import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
@@ -14,20 +14,18 @@ import { seedIntervals, withPerImage, type WithPerImage } from './table3';
 /** Fig. 6's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
 export type Fig6Result = WithPerImage<ExperimentResult>;
 
-/** The grid: fractions of the CC12M pool's pairs (100% is always there). */
-export const FIG6_FRACTIONS = [0.25, 0.5];
-
-export function fig6Variants(fractions: readonly number[] = FIG6_FRACTIONS): Variant[] {
+/** CC3M, the recipe's fractions of CC12M (`ablations.cc12mFractions`), all of CC12M. */
+export function fig6Variants(ablations: Pick<AblationSection, 'cc12mFractions'>): Variant[] {
   return [
     { label: 'cc3m', sources: ['cc3m'] }, // = Table 3's CC3M row
-    ...fractions.map((f) => ({ label: `${f * 100}% cc12m`, sources: ['cc12m' as const], subsample: f })),
+    ...ablations.cc12mFractions.map((f) => ({ label: `${f * 100}% cc12m`, sources: ['cc12m' as const], subsample: f })),
     { label: 'cc12m', sources: ['cc12m'] }, // 100%, = Table 3's CC12M row
   ];
 }
 
 /** Rows labelled `cc3m`, `25% cc12m`, `50% cc12m`, `100% cc12m`, with their per-image CIDEr-D from the stored captions. */
-export async function runFig6(recipe: Recipe, options: ExperimentOptions, grid: { fractions?: readonly number[] } = {}): Promise<Fig6Result> {
-  const result = await runExperiment({ ...recipe, zeroShot: false }, fig6Variants(grid.fractions), options, (l) => (l === 'cc12m' ? '100% cc12m' : l));
+export async function runFig6(recipe: Recipe, options: ExperimentOptions): Promise<Fig6Result> {
+  const result = await runExperiment({ ...recipe, zeroShot: false }, fig6Variants(recipe.ablations), options, (l) => (l === 'cc12m' ? '100% cc12m' : l));
   return withPerImage(result, options.runsRoot ?? 'runs');
 }
 

@@ -4,7 +4,7 @@
  * The IC row is Table 3's `cc12m` row (same label, same runs). No zero-shot evaluation.
  */
 import { paperNumbers } from '../../report/paper';
-import type { Recipe } from '../recipe';
+import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
@@ -14,19 +14,17 @@ import { seedIntervals, withPerImage, type WithPerImage } from './table3';
 /** Table 11's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
 export type Table11Result = WithPerImage<ExperimentResult>;
 
-/** The grid: masking rates (the paper found the highest it tried best). */
-export const TABLE11_RATES = [0.2, 0.4, 0.8];
-
-export function table11Variants(rates: readonly number[] = TABLE11_RATES): Variant[] {
+/** IC, then MLM at each of the recipe's masking rates (`ablations.maskingRates`). */
+export function table11Variants(ablations: Pick<AblationSection, 'maskingRates'>): Variant[] {
   return [
     { label: 'cc12m', sources: ['cc12m'] }, // IC, = Table 3's CC12M row
-    ...rates.map((rate) => ({ label: `mlm@${rate}`, sources: ['cc12m' as const], objectives: { mlm: { weight: 1, rate } } })),
+    ...ablations.maskingRates.map((rate) => ({ label: `mlm@${rate}`, sources: ['cc12m' as const], objectives: { mlm: { weight: 1, rate } } })),
   ];
 }
 
 /** Rows labelled `IC (cc12m)`, `mlm@<rate>`, with their per-image CIDEr-D from the stored captions. */
-export async function runTable11(recipe: Recipe, options: ExperimentOptions, grid: { rates?: readonly number[] } = {}): Promise<Table11Result> {
-  const result = await runExperiment({ ...recipe, zeroShot: false }, table11Variants(grid.rates), options, (l) => (l === 'cc12m' ? 'IC (cc12m)' : l));
+export async function runTable11(recipe: Recipe, options: ExperimentOptions): Promise<Table11Result> {
+  const result = await runExperiment({ ...recipe, zeroShot: false }, table11Variants(recipe.ablations), options, (l) => (l === 'cc12m' ? 'IC (cc12m)' : l));
   return withPerImage(result, options.runsRoot ?? 'runs');
 }
 

@@ -5,8 +5,7 @@
  * No zero-shot evaluation.
  */
 import { paperNumbers } from '../../report/paper';
-import type { ObjectiveWeights } from '../../train/trainer';
-import type { Recipe } from '../recipe';
+import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
@@ -16,16 +15,11 @@ import { seedIntervals, withPerImage, type WithPerImage } from './table3';
 /** Table 12's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
 export type Table12Result = WithPerImage<ExperimentResult>;
 
-/** The added objectives' settings (the paper states no MOC masking rate; this is ours). */
-export const TABLE12_OBJECTIVES: Required<Pick<ObjectiveWeights, 'moc' | 'vlm'>> = {
-  moc: { weight: 1, rate: 0.2 },
-  vlm: { weight: 1 },
-};
-
 const DISPLAY: Record<string, string> = { cc12m: 'IC (cc12m)', 'ic+moc': 'IC+MOC', 'ic+vlm': 'IC+VLM' };
 
-export function table12Variants(objectives: Partial<typeof TABLE12_OBJECTIVES> = {}): Variant[] {
-  const o = { ...TABLE12_OBJECTIVES, ...objectives };
+/** IC, IC+MOC and IC+VLM with the recipe's objective settings (`ablations.objectives`). */
+export function table12Variants(ablations: Pick<AblationSection, 'objectives'>): Variant[] {
+  const o = ablations.objectives;
   return [
     { label: 'cc12m', sources: ['cc12m'] }, // IC, = Table 3's CC12M row
     { label: 'ic+moc', sources: ['cc12m'], objectives: { ic: 1, moc: o.moc } },
@@ -37,12 +31,8 @@ export function table12Variants(objectives: Partial<typeof TABLE12_OBJECTIVES> =
  * Rows labelled `IC (cc12m)`, `IC+MOC`, `IC+VLM` (MOC needs the recipe's features in `regions` mode), with their
  * per-image CIDEr-D from the stored captions.
  */
-export async function runTable12(
-  recipe: Recipe,
-  options: ExperimentOptions,
-  grid: { objectives?: Partial<typeof TABLE12_OBJECTIVES> } = {},
-): Promise<Table12Result> {
-  const result = await runExperiment({ ...recipe, zeroShot: false }, table12Variants(grid.objectives), options, (l) => DISPLAY[l] ?? l);
+export async function runTable12(recipe: Recipe, options: ExperimentOptions): Promise<Table12Result> {
+  const result = await runExperiment({ ...recipe, zeroShot: false }, table12Variants(recipe.ablations), options, (l) => DISPLAY[l] ?? l);
   return withPerImage(result, options.runsRoot ?? 'runs');
 }
 

@@ -47,7 +47,7 @@ import type { VisualProvider } from '../../train/visual';
 import { writeFileIfChanged, writeJsonAtomic } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
-import type { PretrainSource, Recipe, RetrievalStage } from '../recipe';
+import { checkpointEveryOf, stageFrom, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { prepareWorldInputs, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
@@ -134,7 +134,12 @@ export function table8ModelSpec(recipe: Recipe): ModelSpec {
   return { kind: 'matching', size: recipe.retrieval.model.size, ...(recipe.features.tags ? { overrides: { tagInputs: true } } : {}) };
 }
 
-/** One stage of a row as a trainer config: the matching model, the vlm objective alone, Adam with linear warm-up and decay, clipping. */
+/** The matching model's `stage`: the recipe's captioner stage of that name with `retrieval[stage]`'s changes. */
+export function retrievalStage(recipe: Recipe, stage: 'pretrain' | 'finetune'): StageRecipe {
+  return stageFrom(recipe, stage, recipe.retrieval[stage]);
+}
+
+/** One stage of a row as a trainer config: the matching model, the vlm objective alone, the stage's Adam schedule and clipping. */
 export function table8TrainConfig(
   recipe: Recipe,
   stage: 'pretrain' | 'finetune',
@@ -142,7 +147,7 @@ export function table8TrainConfig(
   train: DataSource[],
   init?: TrainConfig['init'],
 ): TrainConfig {
-  const s: RetrievalStage = recipe.retrieval[stage];
+  const s = retrievalStage(recipe, stage);
   return {
     name: `table8-${stage}-${row}`,
     seed: recipe.seed,
@@ -150,12 +155,12 @@ export function table8TrainConfig(
     data: { train, maxCaptionLen: recipe.maxCaptionLen },
     vocab: { minCount: recipe.minCount },
     objectives: { vlm: { weight: 1 } },
-    optimizer: { name: 'adam', lr: s.lr, warmup: s.warmup, decay: 'linear' },
+    optimizer: { name: s.optimizer, lr: s.lr, warmup: s.warmup, decay: s.decay },
     batchSize: s.batchSize,
     steps: s.steps,
     clipNorm: s.clipNorm,
-    // four checkpoints a stage (at least 50 steps apart): what a killed run resumes from
-    checkpointEvery: Math.max(50, Math.round(s.steps / 4)),
+    // the stage's checkpoint rule (four a stage, at least 50 steps apart): what a killed run resumes from
+    checkpointEvery: checkpointEveryOf(s),
     ...(init ? { init } : {}),
   };
 }

@@ -37,7 +37,7 @@ import { readJsonFile } from '../../util/json';
 import type { WorkerPort } from '../../util/workers';
 import { captionSplitOnce } from '../evaluate';
 import { runJobs } from '../jobs';
-import { trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type StageRecipe, type Table6Init } from '../recipe';
+import { stageFrom, trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type Table6Init } from '../recipe';
 import {
   experimentImageKeys,
   featuresOf,
@@ -187,8 +187,7 @@ export function narrativesDecode(recipe: Recipe): DecodeSettings {
  */
 export function table6Config(recipe: Recipe, init: Table6Init, files: NarrativesFiles, pretrainRun?: string): TrainConfig {
   if ((init === 'none') !== (pretrainRun === undefined)) throw new Error(`table 6 row ${init}: ${init === 'none' ? 'no' : 'a'} pre-training run expected`);
-  const { select: _select, ...finetune } = recipe.finetune;
-  const stage: StageRecipe = { ...finetune, ...recipe.narratives.captioning };
+  const stage = stageFrom(recipe, 'finetune', recipe.narratives.captioning);
   const inputs = { pools: { cc3m: '', cc12m: '' }, cocoTrain: files.train, cocoVal: files.test, nocapsVal: files.test };
   const config = trainConfigFor(
     { ...recipe, maxCaptionLen: narrativeTokenCap(recipe) },
