@@ -12,6 +12,7 @@ import { registerSplitCommand } from './split';
 import { registerDownloadCommand } from './download';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
+import { registerTableCommand } from './table';
 import { addFetchOptions, runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
@@ -193,9 +194,12 @@ export function buildProgram(): Command {
   registerEvalCommand(program);
   registerSplitCommand(program);
 
+  registerTableCommand(program);
   program
     .command('table3')
-    .description('CC12M Table 3 end to end on the embedded world: filter, pre-train (none/CC3M/CC12M/both), fine-tune on COCO, nocaps CIDEr by domain')
+    .description(
+      'CC12M Table 3 end to end on the embedded world (cckit table cc12m/table3, printed as the quick start shows it): filter, pre-train (none/CC3M/CC12M/both), fine-tune on COCO, nocaps CIDEr by domain',
+    )
     .option('-p, --preset <name>', 'tiny (minutes on a CPU) or small', 'tiny')
     .option('-s, --seed <n>', 'world and training seed', '0')
     .option('--runs <dir>', 'runs root', 'runs')

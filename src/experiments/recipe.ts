@@ -170,6 +170,8 @@ export interface NarrativesSection {
   testEvery: number;
   /** Table 6's rows. */
   inits: Table6Init[];
+  /** Real narratives instead of the world's: Localized Narratives in COCO caption format, one caption per image. */
+  data?: string;
 }
 
 /** CC3M Tables 4–7's run kinds and feature settings. */
@@ -369,4 +371,34 @@ export function trainConfigFor(recipe: Recipe, stage: StageRecipe, run: StageRun
   };
   if (run.subsample !== undefined) config.data.subsample = run.subsample;
   return config;
+}
+
+/**
+ * `recipe` with the value at a dotted path replaced (`finetune.lr`, `ablations.maskingRates`): the path must name a
+ * field the recipe has, and the value must be of that field's kind (number, string, boolean, list or section), so a
+ * typo or a wrong type is an error naming the path rather than a setting silently ignored.
+ */
+export function withSetting(recipe: Recipe, dotted: string, value: unknown): Recipe {
+  const keys = dotted.split('.');
+  const copy = structuredClone(recipe) as unknown as Record<string, unknown>;
+  let section = copy;
+  for (const [i, key] of keys.entries()) {
+    const here = keys.slice(0, i + 1).join('.');
+    if (!Object.prototype.hasOwnProperty.call(section, key)) {
+      const known = Object.keys(section).join(', ');
+      throw new Error(`recipe has no setting '${here}' (${i === 0 ? 'sections' : `${keys.slice(0, i).join('.')} has`}: ${known})`);
+    }
+    if (i === keys.length - 1) {
+      const kind = (x: unknown) => (Array.isArray(x) ? 'list' : x === null ? 'null' : typeof x === 'object' ? 'section' : typeof x);
+      if (kind(section[key]) !== kind(value))
+        throw new Error(`recipe setting '${here}' is a ${kind(section[key])}; got a ${kind(value)} (${JSON.stringify(value)})`);
+      section[key] = value;
+    } else {
+      const next = section[key];
+      if (typeof next !== 'object' || next === null || Array.isArray(next))
+        throw new Error(`recipe setting '${here}' is a value, not a section: '${dotted}' goes past it`);
+      section = next as Record<string, unknown>;
+    }
+  }
+  return copy as unknown as Recipe;
 }

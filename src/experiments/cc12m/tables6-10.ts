@@ -312,12 +312,12 @@ async function runJob(job: Job, options: ExperimentOptions): Promise<JobResult> 
  * Tables 6 and 10 for one seed: the world (or real files) and Table 3's pools, the narratives' files,
  * features once, then every row `concurrency` at a time (Table 3's finished runs are read back).
  */
-export async function runNarratives(recipe: Recipe, options: ExperimentOptions, narrativesSource?: string): Promise<NarrativesResult> {
+export async function runNarratives(recipe: Recipe, options: ExperimentOptions): Promise<NarrativesResult> {
   const started = Date.now();
   const plan = recipe.narratives;
   const base = await prepareWorldInputs(recipe, options);
   const cacheDir = options.cacheDir ?? '.cckit-cache';
-  const source = narrativesSource ?? worldNarratives(recipe, cacheDir);
+  const source = plan.data ?? worldNarratives(recipe, cacheDir);
   const files = narrativesFiles(source, path.join(cacheDir, 'narratives'), plan.testEvery);
   const inputs: NarrativesInputs = { ...base, pools: { ...base.pools, narratives: files.pool } };
   const features = featuresOf(recipe, options);
