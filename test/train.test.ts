@@ -115,6 +115,38 @@ test('fine-tuning keeps the parent vocabulary (extended by new words) and starts
   assert.ok(first.loss!.ic! < scratch.loss!.ic! - 0.3, `fine-tune ${first.loss!.ic} vs scratch ${scratch.loss!.ic}`);
 });
 
+test('init.fromRun takes a run name (the newest finished run of it); a bad parent leaves no run, a failed start no "running" run', async () => {
+  const root = path.join(tmp, 'by-name');
+  const options = { runsRoot: root, visual: syntheticVisual(), ...quiet };
+  const parent = await train(syntheticConfig(data.tsv, data.coco, { name: 'parent', steps: 2, val: undefined }), options);
+  const byName = await train(
+    syntheticConfig(data.tsv, data.coco, { name: 'child', steps: 1, val: undefined, init: { fromRun: 'parent', vocab: 'keep' } }),
+    options,
+  );
+  const byDir = await train(
+    syntheticConfig(data.tsv, data.coco, { name: 'child', steps: 1, val: undefined, init: { fromRun: parent.dir, vocab: 'keep' } }),
+    options,
+  );
+  assert.equal(byName.info.parent, parent.id);
+  assert.equal(byName.id, byDir.id, 'a name and the directory it picks give the same run');
+
+  const runsBefore = fs.readdirSync(root).sort();
+  const start = (fromRun: string) => train(syntheticConfig(data.tsv, data.coco, { name: 'orphan', steps: 1, init: { fromRun, vocab: 'keep' } }), options);
+  await assert.rejects(start('no-such-run'), /no run named "no-such-run"; train that run first/);
+  const notARun = path.join(tmp, 'not-a-run');
+  fs.mkdirSync(notARun, { recursive: true });
+  await assert.rejects(start(notARun), /no vocab\.json \(not a cckit training run\?\)/);
+  assert.deepEqual(fs.readdirSync(root).sort(), runsBefore, 'a parent refused before the run is opened leaves no run');
+
+  // a parent with a vocabulary but no checkpoint fails after the run is opened: marked failed, not running
+  const hollow = path.join(tmp, 'hollow-parent');
+  fs.mkdirSync(hollow, { recursive: true });
+  fs.copyFileSync(path.join(parent.dir, 'vocab.json'), path.join(hollow, 'vocab.json'));
+  await assert.rejects(start(hollow), /no checkpoint to fine-tune from/);
+  const orphan = fs.readdirSync(root).find((name) => name.startsWith('orphan-'))!;
+  assert.equal(readRunInfo(path.join(root, orphan)).status, 'failed');
+});
+
 test('MLM, caption rows, subsamples, batch stream and schedules', () => {
   const r = seededRandom(1);
   const masked = maskTokens([10, 11, 12, 13, 14, 15, 16, 17], 1, r);

@@ -20,7 +20,7 @@ import type * as TF from '@tensorflow/tfjs';
 import { captionImages, DECODE_PRESETS, type ImageBatch } from '../decode';
 import { evaluate } from '../metrics/evaluate';
 import { CaptionModel } from '../models/types';
-import { LogLine, RunInfo } from '../runs/layout';
+import { listRuns, LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
 import { readJsonFile } from '../util/json';
@@ -119,6 +119,8 @@ export const VOCAB_FILE = 'vocab.json';
 /** Trains (or reuses / resumes) the run this config and its inputs identify. */
 export async function train(config: TrainConfig, options: TrainOptions): Promise<TrainedRun> {
   const log = options.logger ?? ((line: string) => process.stderr.write(line + '\n'));
+  // the parent is found and checked before the run exists, so a bad one leaves no run behind
+  if (config.init) config = { ...config, init: { ...config.init, fromRun: resolveParentRun(config.init.fromRun, options.runsRoot) } };
   const backend = await initBackend({ logger: () => {} });
 
   // Identity: config + input contents + visual features + parent run.
@@ -135,9 +137,34 @@ export async function train(config: TrainConfig, options: TrainOptions): Promise
   );
   try {
     return await trainOpened(run, config, options, log, backend);
+  } catch (err) {
+    if (run.info.status === 'running') run.update({ status: 'failed' });
+    throw err;
   } finally {
     run.release();
   }
+}
+
+/**
+ * `init.fromRun` as a run directory: a path to one, or the name of a training run under `runsRoot`
+ * (its config's `name`), which picks the newest finished run of that name.
+ */
+export function resolveParentRun(fromRun: string, runsRoot: string): string {
+  let dir = fromRun;
+  if (!fs.existsSync(path.resolve(fromRun))) {
+    const named = listRuns(runsRoot).filter((r) => r.name === fromRun);
+    const finished = named.find((r) => r.status === 'done');
+    if (!finished) {
+      const what =
+        named.length > 0
+          ? `no finished run named "${fromRun}" (unfinished: ${named.map((r) => `${r.id} ${r.status}`).join(', ')})`
+          : `no run named "${fromRun}"`;
+      throw new Error(`init.fromRun: ${fromRun} is not a run directory, and ${runsRoot} has ${what}; train that run first`);
+    }
+    dir = path.join(runsRoot, finished.id);
+  }
+  if (!fs.existsSync(path.join(path.resolve(dir), VOCAB_FILE))) throw new Error(`init.fromRun: ${dir}: no ${VOCAB_FILE} (not a cckit training run?)`);
+  return dir;
 }
 
 /** The training itself, in a run this process holds the lock of. */
