@@ -23,7 +23,7 @@ import { LogLine, ScoresFile, readScores } from '../runs/layout';
 import { EvalImage, readEvalImages, readExamples } from '../train/data';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
-import { startWorker, WorkerPort } from '../util/workers';
+import { startWorker, type WorkerMain, type WorkerPort } from '../util/workers';
 import { buildWorld, type BuildManifest } from '../data/build-world';
 import { WORLD_PRESETS } from '../world/splits';
 import { worldCatalog } from '../world/catalog';
@@ -397,7 +397,7 @@ export async function runVariants(recipe: Recipe, variants: readonly Variant[], 
   const results = await runJobs(variants, concurrency, (variant) => {
     if (concurrency <= 1) return runVariant(recipe, variant, inputs, visual, { ...options, features });
     const job: VariantJob = { recipe, variant, inputs, features, runsRoot: options.runsRoot, force: options.force };
-    return runJobInWorker<ResultRow>(__filename, 'runVariantJob', job, options, variant.label);
+    return runJobInWorker(__filename, runVariantJob, job, options, variant.label);
   });
   return { inputs, results };
 }
@@ -455,11 +455,11 @@ export function reportToParent(port: WorkerPort): Pick<ExperimentOptions, 'say' 
 }
 
 /**
- * Runs `exportName` of `modulePath` (a job function taking the job and a WorkerPort) in a worker thread,
+ * Runs the job function `main` (an export of `modulePath`, taking the job and a WorkerPort) in a worker thread,
  * relaying its lines to `options`; a failure is reported under `label`.
  */
-export async function runJobInWorker<R>(modulePath: string, exportName: string, job: unknown, options: ExperimentOptions, label: string): Promise<R> {
-  const worker = startWorker<R>(modulePath, exportName, job);
+export async function runJobInWorker<J, R>(modulePath: string, main: WorkerMain<J, Promise<R>>, job: J, options: ExperimentOptions, label: string): Promise<R> {
+  const worker = startWorker(modulePath, main, job);
   worker.onMessage((m: JobMessage) => {
     if ('say' in m) options.say?.(m.say);
     else if ('progress' in m) options.progress?.(...m.progress);

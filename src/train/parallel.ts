@@ -162,7 +162,7 @@ export class Replicas<T extends object, C> {
         lossFactory: options.lossFactory,
         backend: options.backend,
       };
-      const worker = startWorker(__filename, 'runReplica', {
+      const worker = startWorker(__filename, runReplica, {
         rank,
         setup,
         slots: this.slots.map(({ name, shape, offset, size }) => ({ name, shape, offset, size })),

@@ -51,7 +51,7 @@ export class WorkerPool<I, R> {
       this.pending.clear();
     };
     for (let i = 0; i < size; i++) {
-      const worker = startWorker(__filename, 'poolWorker', { modulePath, factory, options } satisfies PoolSetup);
+      const worker = startWorker(__filename, poolWorker, { modulePath, factory, options } satisfies PoolSetup);
       worker.onMessage(({ id, results, error }: { id: number; results?: R[]; error?: string }) => {
         const job = this.pending.get(id);
         if (!job) return;

@@ -1,6 +1,6 @@
 /**
- * The one way cckit starts a worker thread: `startWorker(modulePath, exportName, data)` runs
- * `require(modulePath)[exportName](data, port)` in a new thread (src/util/worker-entry.ts is its
+ * The one way cckit starts a worker thread: `startWorker(modulePath, main, data)` runs the function `main`, an
+ * export of `modulePath`, as `main(data, port)` in a new thread (src/util/worker-entry.ts is its
  * main), from the build (dist/*.js) and from sources under tsx (the thread then loads tsx's
  * CommonJS hook). The main thread gets the function's result (or its error, with the worker's
  * stack) as `done`, and both sides exchange messages through `post` / `onMessage`.
@@ -56,21 +56,28 @@ export function sourcesExecArgv(): string[] {
   return [...out, '--require', require.resolve('tsx/cjs')];
 }
 
-/** Starts `require(modulePath)[exportName](data, port)` in a worker thread. */
-export function startWorker<R = unknown>(modulePath: string, exportName: string, data: unknown): StartedWorker<R> {
+/**
+ * Starts `main(data, port)` in a worker thread. `main` is the function itself (so the job's and the result's types are
+ * checked), exported under its own name by `modulePath` (the caller's `__filename`), where the thread finds it again.
+ */
+export function startWorker<D, R>(modulePath: string, main: WorkerMain<D, R>, data: D): StartedWorker<Awaited<R>> {
+  const exportName = main.name;
+  // the thread finds the function by module and name: a function not exported under its own name would be another one
+  if ((require(modulePath) as Record<string, unknown>)[exportName] !== main)
+    throw new Error(`startWorker: ${modulePath} does not export ${exportName || 'this function'} under its name`);
   const fromSources = path.extname(__filename) === '.ts' || path.extname(modulePath) === '.ts';
   const entry = path.join(__dirname, `worker-entry${path.extname(__filename)}`);
   const boot: Boot = { modulePath, exportName, data };
   const worker = new Worker(entry, { workerData: { [BOOT]: boot }, ...(fromSources ? { execArgv: sourcesExecArgv() } : {}) });
   const listeners: ((message: unknown) => void)[] = [];
   let settled = false;
-  const done = new Promise<R>((resolve, reject) => {
+  const done = new Promise<Awaited<R>>((resolve, reject) => {
     worker.on('message', (envelope: Envelope) => {
       if ('message' in envelope) for (const listener of listeners) listener(envelope.message);
       else if (settled) return;
       else if ('done' in envelope) {
         settled = true;
-        resolve(envelope.done as R);
+        resolve(envelope.done as Awaited<R>);
       } else {
         settled = true;
         reject(new Error(envelope.error));

@@ -307,7 +307,7 @@ export async function runTable7(recipe: Recipe, options: Table7Options = {}): Pr
   const concurrency = options.concurrency ?? 2;
   const rows = await runJobs(jobs, concurrency, (job) =>
     concurrency > 1
-      ? runJobInWorker<Table7Row>(__filename, 'table7Job', job, options, `table 7 ${job.label}`)
+      ? runJobInWorker(__filename, table7Job, job, options, `table 7 ${job.label}`)
       : runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, options),
   );
   const count = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;

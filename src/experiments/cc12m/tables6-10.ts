@@ -354,7 +354,7 @@ export async function runNarratives(recipe: Recipe, options: ExperimentOptions):
 
 function inWorker(job: Job, options: ExperimentOptions): Promise<JobResult> {
   const label = job.kind === 'table6' ? `table 6 ${job.init}` : `table 10 ${job.variant.label}`;
-  return runJobInWorker<JobResult>(__filename, 'narrativesJob', job, options, label);
+  return runJobInWorker(__filename, narrativesJob, job, options, label);
 }
 
 // ------------------------------------------------------------------ tables, claims, figure

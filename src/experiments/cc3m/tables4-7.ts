@@ -463,9 +463,7 @@ export async function runCc3mCaptioners(recipe: Recipe, options: CaptionerOption
   const order = jobs.map((_, i) => i);
   if (concurrency > 1) order.sort((a, b) => cost(jobs[a]!.variant) - cost(jobs[b]!.variant) || a - b);
   const ran = await runJobs(order, concurrency, (i) =>
-    concurrency > 1
-      ? runJobInWorker<CaptionerRow>(__filename, 'captionerVariantJob', jobs[i], hooks, jobs[i]!.variant.label)
-      : runCaptionerVariant(jobs[i]!, hooks),
+    concurrency > 1 ? runJobInWorker(__filename, captionerVariantJob, jobs[i]!, hooks, jobs[i]!.variant.label) : runCaptionerVariant(jobs[i]!, hooks),
   );
   const rows: CaptionerRow[] = new Array(jobs.length);
   order.forEach((job, k) => (rows[job] = ran[k]!));
