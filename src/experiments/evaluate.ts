@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { captionImages, DecodeSettings, describeDecoder, evaluateRun, ImageBatch, RunEvaluation } from '../decode';
+import { captionImages, DecodeSettings, describeDecoder, evaluateRun, ImageBatch, RunEvaluation, type EvaluateRunOptions } from '../decode';
 import { PREDICTIONS_DIR, readPredictions, SCORES_DIR } from '../runs/layout';
 import { writeThumbnails } from '../runs/thumbs';
 import type { ImageSource } from '../data/images';
@@ -29,6 +29,8 @@ export interface CaptionSplitOptions {
   images?: ImageSource;
   batchSize?: number;
   progress?: (done: number, total: number) => void;
+  /** Metric families scored (default BLEU, ROUGE-L, CIDEr-D; CC3M's tables add METEOR and SPICE). */
+  metrics?: EvaluateRunOptions['metrics'];
 }
 
 export async function captionSplit(runDir: string, images: readonly EvalImage[], visual: VisualProvider, options: CaptionSplitOptions): Promise<RunEvaluation> {
@@ -46,19 +48,19 @@ export function splitCaptioned(runDir: string, split: string, decode: DecodeSett
 }
 
 /**
- * captionSplit unless the split's captions from this decoder are stored (`force`: always), saying what it captions;
- * `visual` may be a function that gives the provider only when something is captioned. Whether it captioned.
+ * The one "caption unless stored": captionSplit unless the split's captions from this decoder are stored (and
+ * `stored`, when given, accepts them; `force`: always), saying what it captions; `visual` may be a function that gives
+ * the provider only when something is captioned. The new evaluation, or undefined when the stored one stands.
  */
 export async function captionSplitOnce(
   runDir: string,
   images: readonly EvalImage[],
   visual: VisualProvider | (() => Promise<VisualProvider>),
-  options: CaptionSplitOptions & { force?: boolean; say?: (line: string) => void; label: string },
-): Promise<boolean> {
-  if (!options.force && splitCaptioned(runDir, options.split, options.decode)) return false;
+  options: CaptionSplitOptions & { force?: boolean; say?: (line: string) => void; label: string; stored?: (runDir: string) => boolean },
+): Promise<RunEvaluation | undefined> {
+  if (!options.force && splitCaptioned(runDir, options.split, options.decode) && (options.stored?.(runDir) ?? true)) return undefined;
   options.say?.(`captioning ${options.split} (${images.length} images) with ${options.label}`);
-  await captionSplit(runDir, images, typeof visual === 'function' ? await visual() : visual, options);
-  return true;
+  return captionSplit(runDir, images, typeof visual === 'function' ? await visual() : visual, options);
 }
 
 /** One kept checkpoint of a run (its step and folder), as a candidate of `selectCheckpoint`. */
@@ -137,7 +139,7 @@ export async function scoreSplit(
   runDir: string,
   images: readonly EvalImage[],
   captions: ReadonlyMap<string, string>,
-  options: Pick<CaptionSplitOptions, 'split' | 'decode' | 'thumbsCache' | 'thumbnails' | 'images'>,
+  options: Pick<CaptionSplitOptions, 'split' | 'decode' | 'thumbsCache' | 'thumbnails' | 'images' | 'metrics'>,
 ): Promise<RunEvaluation> {
   const extras: Record<string, { thumb?: string; url?: string }> = {};
   if (options.thumbnails ?? true) {
@@ -156,5 +158,11 @@ export async function scoreSplit(
     ...(img.domain ? { domain: img.domain } : {}),
     ...(img.objects ? { objects: img.objects } : {}),
   }));
-  return evaluateRun(cases, { runDir, split: options.split, decoder: describeDecoder(options.decode), extras, metrics: ['bleu', 'rouge', 'cider'] });
+  return evaluateRun(cases, {
+    runDir,
+    split: options.split,
+    decoder: describeDecoder(options.decode),
+    extras,
+    metrics: options.metrics ?? ['bleu', 'rouge', 'cider'],
+  });
 }

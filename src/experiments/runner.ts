@@ -30,7 +30,7 @@ import { worldCatalog } from '../world/catalog';
 import { WORLD_GENERATION } from '../world/world';
 import { readJsonFile } from '../util/json';
 import { writeJsonAtomic } from '../util/atomic';
-import { captionSplit, selectCheckpoint, splitCaptioned } from './evaluate';
+import { captionSplitOnce, selectCheckpoint } from './evaluate';
 import { runJobs } from './jobs';
 import { Inputs, Recipe, trainConfigFor, type WorldSpec } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
@@ -277,24 +277,25 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
   const trainStage = (cfg: TrainConfig) => trainWithReports(cfg, visual, { ...options, say });
   /** Captions `images` with the run (or one of its checkpoints) and scores them as `split`; reuses a finished scoring. */
   const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Evaluated> => {
-    // A finished run already captioned with the same decoder (and judged, when the images carry objects): read its scores.
-    if (!options.force && splitCaptioned(runDir, split, recipe.decode)) {
-      const cached = readScores(runDir, split);
-      if (cached && !images.every((i) => i.objects)) return { cider: cider(cached.domains) };
-      if (cached && cached.grounding && cached.groundingJudge === JUDGE_VERSION) return { cider: cider(cached.domains), grounding: cached.grounding };
-      // captioned before the images carried objects, or by an older judge: judge the stored captions again
-      if (cached) return { cider: cider(cached.domains), grounding: rejudgeRun(runDir, split, new Map(images.map((i) => [String(i.imageId), i.objects!]))) };
-    }
-    say(`captioning ${split} with ${label}`);
-    const result = await captionSplit(runDir, images, visual, {
+    const fresh = await captionSplitOnce(runDir, images, visual, {
       split,
       decode: recipe.decode,
       checkpoint,
       // thumbnails only for what the sidebar shows: the splits as reported, not every candidate checkpoint
       thumbnails: !split.includes('.step-'),
+      force: options.force,
+      say,
+      label,
+      stored: (dir) => readScores(dir, split) !== undefined,
       progress: options.progress ? (done, total) => options.progress!(`caption ${label}`, done, total) : undefined,
     });
-    return { cider: cider(result.domains), grounding: result.scores.grounding };
+    if (fresh) return { cider: cider(fresh.domains), grounding: fresh.scores.grounding };
+    // captioned before with the same decoder (and judged, when the images carry objects): its stored scores
+    const cached = readScores(runDir, split)!;
+    if (!images.every((i) => i.objects)) return { cider: cider(cached.domains) };
+    if (cached.grounding && cached.groundingJudge === JUDGE_VERSION) return { cider: cider(cached.domains), grounding: cached.grounding };
+    // captioned before the images carried objects, or by an older judge: judge the stored captions again
+    return { cider: cider(cached.domains), grounding: rejudgeRun(runDir, split, new Map(images.map((i) => [String(i.imageId), i.objects!]))) };
   };
   let pretrainRun: string | undefined;
   let zeroShot: Evaluated | undefined;

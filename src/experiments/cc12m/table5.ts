@@ -101,7 +101,7 @@ export async function cc12mTable5(result: Table3Result, options: ExperimentOptio
       label: `${row.finetuneRun}${step === undefined ? '' : ` step ${step}`}`,
       progress: options.progress ? (done, total) => options.progress!(`caption ${row.pretraining}`, done, total) : undefined,
     });
-    if (fresh) captioned += images.length;
+    if (fresh !== undefined) captioned += images.length;
     const { scores, images: count } = cocoTestScores(runDir);
     rows.push({
       pretraining: row.pretraining,

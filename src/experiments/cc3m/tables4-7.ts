@@ -25,7 +25,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { describeDecoder, evaluateRun, type DecodeSettings } from '../../decode';
+import type { DecodeSettings } from '../../decode';
 import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding';
 import { paperNumbers } from '../../report/paper';
 import { readLog, readPredictions, readScores, type LogLine } from '../../runs/layout';
@@ -36,7 +36,7 @@ import type { WorkerPort } from '../../util/workers';
 import { CAPTIONER_FEATURES, CAPTIONER_MODELS, type CaptionerFeatures, type CaptionerModel, type Recipe } from '../recipe';
 import { splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-check';
-import { decodeSplit, selectCheckpoint, splitCaptioned } from '../evaluate';
+import { captionSplitOnce, selectCheckpoint, splitCaptioned } from '../evaluate';
 import { runJobs } from '../jobs';
 import { prepareWorldInputs, reportToParent, runJobInWorker } from '../runner';
 import { formatSpread, spread } from '../seeds';
@@ -380,43 +380,25 @@ export async function runCaptionerVariant(
     progress: hooks.progress ? (done, total) => hooks.progress!(variant.label, done, total) : undefined,
   });
   const decode = recipe.captioners.decode;
-  const decoder = describeDecoder(decode);
   const chosen = config.val ? await devCheckpoint(run.dir) : undefined;
   if (chosen) say(`${variant.label}: best dev CIDEr ${(100 * chosen.cider).toFixed(1)} at step ${chosen.step} of ${config.steps}`);
   const tests = {} as Record<CaptionerTest, TestScores>;
   let captioned = 0;
   for (const test of CAPTIONER_TESTS) {
-    // not captionSplitOnce: these splits are scored with METEOR and SPICE (stored only when every metric is), no thumbnails
-    const stored = storedTest(run.dir, test, decode);
-    if (stored) {
-      tests[test] = stored;
-      continue;
-    }
-    const images = testImages(inputs, test);
-    say(`captioning the ${test}-like test (${images.length} images) with ${variant.label}`);
-    const captions = await decodeSplit(run.dir, images, visual, {
+    // scored with METEOR and SPICE too (stored scores count only when every metric is there), no thumbnails
+    const fresh = await captionSplitOnce(run.dir, testImages(inputs, test), visual, {
+      split: splitName(test),
       decode,
       ...(chosen ? { checkpoint: chosen.dir } : {}),
+      thumbnails: false,
+      metrics: ['rouge', 'cider', 'meteor', 'spice'],
+      stored: (dir) => storedTest(dir, test, decode) !== undefined,
+      say,
+      label: variant.label,
       progress: hooks.progress ? (done, total) => hooks.progress!(`caption ${variant.label} ${test}`, done, total) : undefined,
     });
-    const cases = images.map((img) => ({
-      imageId: String(img.imageId),
-      references: img.references,
-      candidate: captions.get(String(img.imageId)) ?? '',
-      ...(img.objects ? { objects: img.objects } : {}),
-    }));
-    const evaluated = evaluateRun(cases, { runDir: run.dir, split: splitName(test), decoder, metrics: ['rouge', 'cider', 'meteor', 'spice'] });
-    const metrics = Object.fromEntries(CAPTIONER_METRICS.map((m) => [m, evaluated.corpus[m]!])) as TestScores['metrics'];
-    const verdicts = evaluated.groundingPerCase;
-    tests[test] = {
-      metrics,
-      ...(evaluated.grounding && verdicts
-        ? { judged: { ...evaluated.grounding.overall, good: verdicts.filter(isGoodVerdict).length / Math.max(1, verdicts.length) } }
-        : {}),
-      images: images.length,
-      distinct: new Set(cases.map((c) => c.candidate)).size,
-    };
-    captioned++;
+    if (fresh) captioned++;
+    tests[test] = storedTest(run.dir, test, decode)!;
   }
   const dev = chosen ? { step: chosen.step, cider: chosen.cider, curve: chosen.curve } : undefined;
   return { ...variant, run: run.id, vocabSize: run.vocab.size, ...(dev ? { dev } : {}), tests, trained: run.stepsRun > 0, captioned };
