@@ -42,13 +42,13 @@ import type { Vocabulary } from '../../text/vocab';
 import { type DataSource, type EvalImage, fileDigest, readEvalImages, readExamples } from '../../train/data';
 import { loadRunMatchingModel } from '../../train/load';
 import type { ModelSpec } from '../../train/models';
-import { train, type TrainConfig, type TrainedRun } from '../../train/trainer';
+import type { TrainConfig, TrainedRun } from '../../train/trainer';
 import type { VisualProvider } from '../../train/visual';
 import { writeFileIfChanged, writeJsonAtomic } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import { checkpointEveryOf, stageFrom, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
-import { prepareWorldInputs, type ExperimentOptions } from '../runner';
+import { prepareWorldInputs, trainWithReports, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
@@ -304,7 +304,6 @@ function testDigest(images: readonly EvalImage[]): string {
 export async function runTable8(recipe: Recipe, options: ExperimentOptions): Promise<Table8Result> {
   const started = Date.now();
   const say = options.say ?? (() => {});
-  const runsRoot = options.runsRoot ?? 'runs';
   const inputs = await table8Inputs(recipe, options);
   const spec: FeatureSpec = { ...recipe.features, cacheDir: options.features?.cacheDir ?? options.cacheDir };
   const visual = await visualFromSpec(spec);
@@ -314,16 +313,9 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
   const test = testDigest(inputs.test);
   await visual.prepare(inputs.test.map((i) => i.key));
 
-  const trainRun = async (config: TrainConfig, row: PretrainSource, stage: string): Promise<TrainedRun> => {
+  const trainRun = (config: TrainConfig, row: PretrainSource, stage: string): Promise<TrainedRun> => {
     say(`table8 ${row}: ${stage} (${config.steps} steps of ${config.batchSize} images)`);
-    return train(config, {
-      runsRoot,
-      visual,
-      force: options.force,
-      logger: say,
-      onLog: (line) => options.onLog?.(config.name!, line),
-      progress: (done, total) => options.progress?.(`table8 ${row} ${stage}`, done, total),
-    });
+    return trainWithReports(config, visual, options);
   };
 
   const rows: Table8Row[] = [];

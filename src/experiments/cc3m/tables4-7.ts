@@ -30,7 +30,7 @@ import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding
 import { paperNumbers } from '../../report/paper';
 import { readLog, readPredictions, readScores, type LogLine } from '../../runs/layout';
 import { readEvalImages, readExamples, type EvalImage } from '../../train/data';
-import { train, type TrainConfig } from '../../train/trainer';
+import type { TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
 import { CAPTIONER_FEATURES, CAPTIONER_MODELS, type CaptionerFeatures, type CaptionerModel, type Recipe } from '../recipe';
@@ -38,7 +38,7 @@ import { splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-check';
 import { captionSplitOnce, selectCheckpoint, splitCaptioned } from '../evaluate';
 import { runJobs } from '../jobs';
-import { prepareWorldInputs, reportToParent, runJobInWorker } from '../runner';
+import { prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { NO_PAPER_NUMBER, verdictOverPairs, type Claim, type Verdict } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
@@ -371,14 +371,7 @@ export async function runCaptionerVariant(
   const say = hooks.say ?? (() => {});
   const visual = await visualFromSpec(captionerFeatureSpec(recipe, variant.features, job.cacheDir));
   const config = captionerTrainConfig(recipe, variant, inputs);
-  say(`training ${config.name} (${config.steps} steps)`);
-  const run = await train(config, {
-    runsRoot: job.runsRoot,
-    visual,
-    logger: say,
-    onLog: hooks.onLog ? (line) => hooks.onLog!(variant.label, line) : undefined,
-    progress: hooks.progress ? (done, total) => hooks.progress!(variant.label, done, total) : undefined,
-  });
+  const run = await trainWithReports(config, visual, { ...hooks, runsRoot: job.runsRoot });
   const decode = recipe.captioners.decode;
   const chosen = config.val ? await devCheckpoint(run.dir) : undefined;
   if (chosen) say(`${variant.label}: best dev CIDEr ${(100 * chosen.cider).toFixed(1)} at step ${chosen.step} of ${config.steps}`);
