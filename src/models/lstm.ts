@@ -25,8 +25,8 @@
 import type * as TF from '@tensorflow/tfjs';
 
 import { ParameterizedModel } from './params';
-import { PAD_ID } from '../text/tokens';
 import { CaptionModel, Encoded, EncoderInput } from './types';
+import { encoderSequence } from './visual-input';
 
 export interface LstmConfig {
   vocabSize: number;
@@ -94,22 +94,14 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
   encode(input: EncoderInput, training = false): Encoded {
     const tf = this.tf;
     return tf.tidy(() => {
-      const [B, N, Dv] = input.visual.shape;
-      const e = this.config.embedding;
-      let vis = this.params.linear('visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, e]) as TF.Tensor3D;
-      if (input.geometry && this.config.geometryDim > 0) {
-        const g = input.geometry;
-        vis = vis.add(this.params.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, e]));
-      }
-      const parts: TF.Tensor3D[] = [vis];
-      const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
-      for (const tokens of [input.tags, input.text]) {
-        if (!tokens || tokens.shape[1] === 0) continue;
-        parts.push(this.embed(tokens));
-        masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
-      }
-      const x = this.dropout.apply(parts.length > 1 ? (tf.concat(parts, 1) as TF.Tensor3D) : parts[0]!, training);
-      const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
+      const { x: sequence, mask } = encoderSequence(tf, this.params, input, {
+        width: this.config.embedding,
+        visualProjection: 'visual_proj',
+        geometryProjection: this.config.geometryDim > 0 ? 'geometry_proj' : undefined,
+        embedTokens: (tokens) => this.embed(tokens),
+      });
+      const x = this.dropout.apply(sequence, training);
+      const B = input.visual.shape[0];
       const zero = tf.zeros([B, this.config.hidden]) as TF.Tensor2D;
       const run = this.runLstm('enc_lstm', x, zero, zero, mask);
       return { memory: run.outputs, mask, state: [run.h, run.c] };
