@@ -98,7 +98,7 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
         width: this.config.embedding,
         visualProjection: 'visual_proj',
         geometryProjection: this.config.geometryDim > 0 ? 'geometry_proj' : undefined,
-        embedTokens: (tokens) => this.embed(tokens),
+        embedTokens: (tokens) => this.params.embed('word_emb', tokens),
       });
       const x = this.dropout.apply(sequence, training);
       const B = input.visual.shape[0];
@@ -117,7 +117,7 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
     return tf.tidy(() => {
       const [B, T] = tokens.shape;
       const { hidden: h, embedding: e, vocabSize } = this.config;
-      const x = this.dropout.apply(this.embed(tokens), training);
+      const x = this.dropout.apply(this.params.embed('word_emb', tokens), training);
       const run = this.runLstm('dec_lstm', x, state[0] as TF.Tensor2D, state[1] as TF.Tensor2D);
       let out = this.dropout.apply(run.outputs, training).reshape([B * T, h]) as TF.Tensor2D;
       let logits: TF.Tensor2D;
@@ -203,14 +203,5 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
     const bias = new Float32Array(4 * hidden);
     bias.fill(1, hidden, 2 * hidden);
     this.params.set(`${name}_b`, this.tf.variable(this.tf.tensor1d(bias), true));
-  }
-
-  // ------------------------------------------------------------------ primitives
-
-  private embed(tokens: TF.Tensor2D): TF.Tensor3D {
-    const [B, L] = tokens.shape;
-    const e = this.config.embedding;
-    const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
-    return flat.mul(Math.sqrt(e)).reshape([B, L, e]);
   }
 }

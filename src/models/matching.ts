@@ -162,15 +162,10 @@ export class MatchingModel extends ParameterizedModel {
   embedTexts(tokens: TF.Tensor2D, training = false): TF.Tensor2D {
     const tf = this.tf;
     return tf.tidy(() => {
-      const [B, L] = tokens.shape;
+      const L = tokens.shape[1];
       const d = this.config.dModel;
       if (L > this.config.maxPositions) throw new Error(`matching: caption of ${L} tokens exceeds maxPositions ${this.config.maxPositions}`);
-      const ids = tokens.reshape([B * L]).toInt();
-      let x = tf
-        .gather(this.params.need('txt_word_emb'), ids)
-        .mul(Math.sqrt(d))
-        .reshape([B, L, d])
-        .add(this.params.need('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
+      let x = this.params.embed('txt_word_emb', tokens).add(this.params.need('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
       const mask = tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D;
       x = this.textStack.apply(x, mask, training);
       const pooled = maskedMean(tf, x, mask);
@@ -210,15 +205,7 @@ export class MatchingModel extends ParameterizedModel {
       width: this.config.dModel,
       visualProjection: 'img_visual_proj',
       geometryProjection: this.config.geometryDim > 0 ? 'img_geometry_proj' : undefined,
-      embedTokens: (tokens) => {
-        const [B, T] = tokens.shape;
-        const d = this.config.dModel;
-        return this.tf
-          .gather(this.params.need('txt_word_emb'), tokens.reshape([B * T]).toInt())
-          .mul(Math.sqrt(d))
-          .reshape([B, T, d])
-          .add(this.params.need('img_tag_segment')) as TF.Tensor3D;
-      },
+      embedTokens: (tokens) => this.params.embed('txt_word_emb', tokens).add(this.params.need('img_tag_segment')),
     });
     return { memory: stack.apply(x, mask, training), mask };
   }

@@ -52,6 +52,17 @@ export class Params extends Map<string, TF.Variable> {
     return this.tf.add(this.tf.matMul(x, this.need(`${name}_w`)), this.need(`${name}_b`));
   }
 
+  /** Rows of the embedding table `name` [V, w] for token ids [B, L], scaled by √w: [B, L, w]. */
+  embed(name: string, tokens: TF.Tensor2D): TF.Tensor3D {
+    const [B, L] = tokens.shape;
+    const table = this.need(name);
+    const width = table.shape[1]!;
+    return this.tf
+      .gather(table, tokens.reshape([B * L]).toInt())
+      .mul(Math.sqrt(width))
+      .reshape([B, L, width]);
+  }
+
   disposeAll(): void {
     for (const v of this.values()) v.dispose();
     this.clear();

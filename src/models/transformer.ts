@@ -117,7 +117,8 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
           const L = tokens.shape[1];
           if (offset + L > this.config.maxPositions)
             throw new Error(`transformer: ${offset + L} encoder tokens exceed maxPositions ${this.config.maxPositions}`);
-          return this.embed(tokens)
+          return this.params
+            .embed('word_emb', tokens)
             .add(this.params.need('enc_pos').slice([offset, 0], [L, d]))
             .add(this.params.need('segment_emb').slice([segment === 'tags' ? SEGMENT_TAGS : SEGMENT_TEXT, 0], [1, d]));
         },
@@ -143,7 +144,7 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
       const [B, T] = tokens.shape;
       const d = this.config.dModel;
       if (T > this.config.maxPositions) throw new Error(`transformer: prefix of ${T} tokens exceeds maxPositions ${this.config.maxPositions}`);
-      const x = this.embed(tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
+      const x = this.params.embed('word_emb', tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
       const h: TF.Tensor2D = this.decoder.apply(x, encoded.memory, encoded.mask, training).reshape([B * T, d]);
       return this.logits(h).reshape([B, T, this.config.vocabSize]);
     });
@@ -198,11 +199,5 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
   /** Decoder outputs [N, d] → word logits [N, V] (tied to the word embeddings or a separate projection). */
   private logits(h: TF.Tensor2D): TF.Tensor2D {
     return this.config.tieEmbeddings ? this.tf.matMul(h, this.params.need('word_emb'), false, true) : this.params.linear('out', h);
-  }
-
-  private embed(tokens: TF.Tensor2D): TF.Tensor3D {
-    const [B, L] = tokens.shape;
-    const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
-    return flat.mul(Math.sqrt(this.config.dModel)).reshape([B, L, this.config.dModel]);
   }
 }
