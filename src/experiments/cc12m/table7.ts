@@ -26,7 +26,7 @@ import type { TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
 import { cocoTestScores, type Table5Metric } from './table5';
-import { DEFAULT_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
+import { DEFAULT_URL_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-check';
 import { captionSplitOnce, selectCheckpoint } from '../evaluate';
 import { runJobs } from '../jobs';
@@ -96,7 +96,7 @@ export async function table7Files(
   if (options.real) {
     [train, dev, test] = await Promise.all([options.real.train, options.real.dev, options.real.test].map(tsvRows));
   } else {
-    const fractions = options.fractions ?? DEFAULT_SPLIT_FRACTIONS;
+    const fractions = options.fractions ?? DEFAULT_URL_SPLIT_FRACTIONS;
     const parts: Record<'train' | 'validation' | 'test', Row[]> = { train: [], validation: [], test: [] };
     for (const row of poolRows.cc3m) parts[splitOf(row.url, fractions)].push(row);
     ({ train, validation: dev, test } = parts);
