@@ -132,18 +132,9 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
   }
 
   tileEncoded(encoded: Encoded, times: number): Encoded {
-    const tf = this.tf;
-    return tf.tidy(() => {
-      const B = encoded.memory.shape[0];
-      const index = tf.tensor1d(
-        Array.from({ length: B * times }, (_, i) => Math.floor(i / times)),
-        'int32',
-      );
-      return {
-        memory: tf.gather(encoded.memory, index),
-        mask: tf.gather(encoded.mask, index),
-        state: (encoded.state ?? []).map((s) => tf.gather(s, index)),
-      };
+    return this.tf.tidy(() => {
+      const [memory, mask, ...state] = this.repeatRows<TF.Tensor>([encoded.memory, encoded.mask, ...(encoded.state ?? [])], times);
+      return { memory: memory as TF.Tensor3D, mask: mask as TF.Tensor2D, state };
     });
   }
 

@@ -115,6 +115,16 @@ export abstract class ParameterizedModel {
     return this.params;
   }
 
+  /** Each tensor's rows repeated `times` times in place (row b → rows b·times … b·times + times − 1): what tileEncoded gathers. Call inside tf.tidy. */
+  protected repeatRows<T extends TF.Tensor>(tensors: readonly T[], times: number): T[] {
+    const rows = tensors[0]!.shape[0]!;
+    const index = this.tf.tensor1d(
+      Array.from({ length: rows * times }, (_, i) => Math.floor(i / times)),
+      'int32',
+    );
+    return tensors.map((t) => this.tf.gather(t, index));
+  }
+
   /** Makes dropout masks a function of (seed, step, call order): deterministic and resumable. */
   setDropoutStep(step: number): void {
     this.dropout.setStep(step);

@@ -183,14 +183,9 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
   }
 
   tileEncoded(encoded: Encoded, times: number): Encoded {
-    const tf = this.tf;
-    return tf.tidy(() => {
-      const B = encoded.memory.shape[0];
-      const index = tf.tensor1d(
-        Array.from({ length: B * times }, (_, i) => Math.floor(i / times)),
-        'int32',
-      );
-      return { memory: tf.gather(encoded.memory, index), mask: tf.gather(encoded.mask, index) };
+    return this.tf.tidy(() => {
+      const [memory, mask] = this.repeatRows<TF.Tensor>([encoded.memory, encoded.mask], times);
+      return { memory: memory as TF.Tensor3D, mask: mask as TF.Tensor2D };
     });
   }
 
