@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { after, test } from 'node:test';
 
 import {
-  DEFAULT_SPLIT_FRACTIONS,
+  DEFAULT_URL_SPLIT_FRACTIONS,
   datasetSplits,
   examplesPerTransform,
   isPersonMention,
@@ -166,8 +166,8 @@ test('splits by URL hash: deterministic, in proportion, every pair in one split'
   for (const u of urls.slice(0, 50)) assert.ok(urlUnit(u) >= 0 && urlUnit(u) < 1);
   const counts = { train: 0, validation: 0, test: 0 };
   for (const u of urls) counts[splitOf(u)]++;
-  assert.ok(Math.abs(counts.validation / urls.length - DEFAULT_SPLIT_FRACTIONS.validation) < 0.02, `validation ${counts.validation}`);
-  assert.ok(Math.abs(counts.test / urls.length - DEFAULT_SPLIT_FRACTIONS.test) < 0.02, `test ${counts.test}`);
+  assert.ok(Math.abs(counts.validation / urls.length - DEFAULT_URL_SPLIT_FRACTIONS.validation) < 0.02, `validation ${counts.validation}`);
+  assert.ok(Math.abs(counts.test / urls.length - DEFAULT_URL_SPLIT_FRACTIONS.test) < 0.02, `test ${counts.test}`);
   assert.equal(splitOf(urls[0]!, { validation: 0, test: 0 }), 'train');
   assert.equal(splitOf(urls[0]!, { validation: 0, test: 1 }), 'test');
   assert.throws(() => splitOf(urls[0]!, { validation: 0.6, test: 0.6 }), /sum to ≤ 1/);

@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command } from 'commander';
-import { DEFAULT_SPLIT_FRACTIONS, describeSplit, SPLIT_KEYS, writeSplit, type SplitKey } from '../data/split';
+import { DEFAULT_COCO_SPLIT_FRACTIONS, describeSplit, SPLIT_KEYS, writeSplit, type SplitKey } from '../data/split';
 import type { TsvLayout } from '../data/tsv';
 import { quoteInput } from '../util/untrusted-text';
 import { maxMemberBytesOption, parseChoice, parseMaxMemberBytes } from './options';
@@ -62,8 +62,8 @@ export function registerSplitCommand(program: Command): Command {
     .requiredOption('-i, --in <source>', 'a shard folder (cckit download), a filter output folder (its kept.tsv) or a TSV')
     .requiredOption('-o, --out <dir>', 'output folder (new, empty, or an earlier split: replaced whole at the end)')
     .option('--shards <dir>', "the shard folder whose images a TSV's rows name by URL (without it, a TSV's URLs must be local image files)")
-    .option('--val <share>', 'share of the images for val', String(DEFAULT_SPLIT_FRACTIONS.val))
-    .option('--test <share>', 'share of the images for test', String(DEFAULT_SPLIT_FRACTIONS.test))
+    .option('--val <share>', 'share of the images for val', String(DEFAULT_COCO_SPLIT_FRACTIONS.val))
+    .option('--test <share>', 'share of the images for test', String(DEFAULT_COCO_SPLIT_FRACTIONS.test))
     .option('--by <key>', 'what stays on one side: url, image (identical bytes) or caption (equal captions: no test caption seen in training)', 'url')
     .option('--layout <layout>', 'TSV column order: auto, caption-url (CC3M) or url-caption (CC12M)', 'auto')
     .addOption(maxMemberBytesOption())

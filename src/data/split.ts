@@ -82,7 +82,8 @@ export interface SplitSummary {
   sides: Record<SplitSide, { images: number; captions: number; groups: number }>;
 }
 
-export const DEFAULT_SPLIT_FRACTIONS = { val: 0.05, test: 0.1 } as const;
+/** Default shares of a kept set's images for val and test (not the pool's URL split, data/url-split.ts). */
+export const DEFAULT_COCO_SPLIT_FRACTIONS = { val: 0.05, test: 0.1 } as const;
 
 interface Item {
   id: number;
@@ -160,7 +161,7 @@ function readLocalImage(file: string, cap: number): Buffer | string {
 
 /** Writes a COCO split of a kept set; returns its summary (also written to OUT/summary.json). */
 export async function writeSplit(options: SplitOptions): Promise<SplitSummary> {
-  const fractions = options.fractions ?? { ...DEFAULT_SPLIT_FRACTIONS };
+  const fractions = options.fractions ?? { ...DEFAULT_COCO_SPLIT_FRACTIONS };
   checkFractions(fractions);
   const by = options.by ?? 'url';
   if (!SPLIT_KEYS.includes(by)) throw new Error(`split: --by must be one of ${SPLIT_KEYS.join(', ')}, got ${String(by)}`);

@@ -14,10 +14,11 @@ export interface SplitFractions {
 }
 
 /**
- * 10% validation, 10% test. CC3M's own proportions (28,355 and 22,530 of 3,369,218 pairs: 0.84% and 0.67%) would
- * leave about four pairs per held-out split of a tiny world's CC3M pool.
+ * The pool's URL split (not `cckit split`'s split of a kept set, data/split.ts): 10% validation, 10% test. CC3M's
+ * own proportions (28,355 and 22,530 of 3,369,218 pairs: 0.84% and 0.67%) would leave about four pairs per
+ * held-out split of a tiny world's CC3M pool.
  */
-export const DEFAULT_SPLIT_FRACTIONS: Readonly<SplitFractions> = { validation: 0.1, test: 0.1 };
+export const DEFAULT_URL_SPLIT_FRACTIONS: Readonly<SplitFractions> = { validation: 0.1, test: 0.1 };
 
 /** A URL's uniform number in [0, 1): the first 32 bits of its SHA-256. */
 export function urlUnit(url: string): number {
@@ -28,7 +29,7 @@ export function urlUnit(url: string): number {
  * The split of a pair, from its URL alone: test when urlUnit(url) < test, validation when < test + validation,
  * else train. A pair keeps its split whatever else is in the pool (and in both pipelines' pools).
  */
-export function splitOf(url: string, fractions: Readonly<SplitFractions> = DEFAULT_SPLIT_FRACTIONS): SplitName {
+export function splitOf(url: string, fractions: Readonly<SplitFractions> = DEFAULT_URL_SPLIT_FRACTIONS): SplitName {
   if (!(fractions.validation >= 0 && fractions.test >= 0 && fractions.validation + fractions.test <= 1))
     throw new Error(`split fractions must be ≥ 0 and sum to ≤ 1, got ${JSON.stringify(fractions)}`);
   const u = urlUnit(url);

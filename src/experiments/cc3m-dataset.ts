@@ -22,7 +22,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { DEFAULT_SPLIT_FRACTIONS, SPLITS, splitOf, urlUnit, type SplitFractions, type SplitName } from '../data/url-split';
+import { DEFAULT_URL_SPLIT_FRACTIONS, SPLITS, splitOf, urlUnit, type SplitFractions, type SplitName } from '../data/url-split';
 import { cropBoilerplate } from '../filters/boilerplate';
 import { findPersons, replacePersons } from '../filters/persons';
 import { Cc3mTransform, type Cc3mTransformOptions } from '../filters/transform';
@@ -247,7 +247,7 @@ export function poolQuality(
 
 // ------------------------------------------------------------------ Table 3: splits
 
-export { DEFAULT_SPLIT_FRACTIONS, SPLITS, splitOf, urlUnit, type SplitFractions, type SplitName };
+export { DEFAULT_URL_SPLIT_FRACTIONS, SPLITS, splitOf, urlUnit, type SplitFractions, type SplitName };
 
 export interface SplitStatistics {
   examples: number;
@@ -281,7 +281,7 @@ export function splitStatistics(captions: Iterable<string>): SplitStatistics {
 /** The statistics of each split of a pool (splitOf by URL). */
 export function datasetSplits(
   rows: readonly { url: string; caption: string }[],
-  fractions: Readonly<SplitFractions> = DEFAULT_SPLIT_FRACTIONS,
+  fractions: Readonly<SplitFractions> = DEFAULT_URL_SPLIT_FRACTIONS,
 ): Record<SplitName, SplitStatistics> {
   const captions: Record<SplitName, string[]> = { train: [], validation: [], test: [] };
   for (const row of rows) captions[splitOf(row.url, fractions)].push(row.caption);
@@ -363,7 +363,7 @@ export async function measureDatasets(
   options: ExperimentOptions & { fractions?: SplitFractions; ks?: readonly number[] } = {},
 ): Promise<DatasetsResult> {
   const inputs = await prepareWorldInputs(recipe, options);
-  const fractions = options.fractions ?? DEFAULT_SPLIT_FRACTIONS;
+  const fractions = options.fractions ?? DEFAULT_URL_SPLIT_FRACTIONS;
   const rows: DatasetsResult['rows'] = { cc3m: await readPool(inputs.pools.cc3m), cc12m: await readPool(inputs.pools.cc12m) };
   const result: DatasetsResult = { preset: recipe.preset, seed: recipe.seed, rows, splits: datasetSplits(rows.cc3m!, fractions), fractions: { ...fractions } };
   if (recipe.data) return result;

@@ -5,7 +5,7 @@
  * variants over one recipe; `trainConfigFor` turns a recipe's stage into the TrainConfig a run
  * hashes, so the same recipe always gives the same run ids.
  */
-import { DEFAULT_SPLIT_FRACTIONS, type SplitFractions } from '../data/url-split';
+import { DEFAULT_URL_SPLIT_FRACTIONS, type SplitFractions } from '../data/url-split';
 import { DecodeSettings, DECODE_PRESETS } from '../decode';
 import type { MatchingSize } from '../models/matching';
 import type { VisualMode } from '../models/visual-input';
@@ -273,7 +273,7 @@ const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps' 
   clipNorm: 5,
   // CC3M's beam of 4; captions decoded up to the 15 tokens the models were trained on
   decode: { ...DECODE_PRESETS.cc3m, maxLen: 15 },
-  splits: { ...DEFAULT_SPLIT_FRACTIONS },
+  splits: { ...DEFAULT_URL_SPLIT_FRACTIONS },
   concurrency: 2,
   minDistinctShare: 0.25,
 });

@@ -25,8 +25,8 @@
 import type * as TF from '@tensorflow/tfjs';
 
 import { ParameterizedModel } from './params';
-import { PAD_ID } from '../text/tokens';
 import { CaptionModel, Encoded, EncoderInput } from './types';
+import { encoderSequence } from './visual-input';
 
 export interface LstmConfig {
   vocabSize: number;
@@ -94,22 +94,14 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
   encode(input: EncoderInput, training = false): Encoded {
     const tf = this.tf;
     return tf.tidy(() => {
-      const [B, N, Dv] = input.visual.shape;
-      const e = this.config.embedding;
-      let vis = this.params.linear('visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, e]) as TF.Tensor3D;
-      if (input.geometry && this.config.geometryDim > 0) {
-        const g = input.geometry;
-        vis = vis.add(this.params.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, e]));
-      }
-      const parts: TF.Tensor3D[] = [vis];
-      const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
-      for (const tokens of [input.tags, input.text]) {
-        if (!tokens || tokens.shape[1] === 0) continue;
-        parts.push(this.embed(tokens));
-        masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
-      }
-      const x = this.dropout.apply(parts.length > 1 ? (tf.concat(parts, 1) as TF.Tensor3D) : parts[0]!, training);
-      const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
+      const { x: sequence, mask } = encoderSequence(tf, this.params, input, {
+        width: this.config.embedding,
+        visualProjection: 'visual_proj',
+        geometryProjection: this.config.geometryDim > 0 ? 'geometry_proj' : undefined,
+        embedTokens: (tokens) => this.params.embed('word_emb', tokens),
+      });
+      const x = this.dropout.apply(sequence, training);
+      const B = input.visual.shape[0];
       const zero = tf.zeros([B, this.config.hidden]) as TF.Tensor2D;
       const run = this.runLstm('enc_lstm', x, zero, zero, mask);
       return { memory: run.outputs, mask, state: [run.h, run.c] };
@@ -125,7 +117,7 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
     return tf.tidy(() => {
       const [B, T] = tokens.shape;
       const { hidden: h, embedding: e, vocabSize } = this.config;
-      const x = this.dropout.apply(this.embed(tokens), training);
+      const x = this.dropout.apply(this.params.embed('word_emb', tokens), training);
       const run = this.runLstm('dec_lstm', x, state[0] as TF.Tensor2D, state[1] as TF.Tensor2D);
       let out = this.dropout.apply(run.outputs, training).reshape([B * T, h]) as TF.Tensor2D;
       let logits: TF.Tensor2D;
@@ -140,18 +132,9 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
   }
 
   tileEncoded(encoded: Encoded, times: number): Encoded {
-    const tf = this.tf;
-    return tf.tidy(() => {
-      const B = encoded.memory.shape[0];
-      const index = tf.tensor1d(
-        Array.from({ length: B * times }, (_, i) => Math.floor(i / times)),
-        'int32',
-      );
-      return {
-        memory: tf.gather(encoded.memory, index),
-        mask: tf.gather(encoded.mask, index),
-        state: (encoded.state ?? []).map((s) => tf.gather(s, index)),
-      };
+    return this.tf.tidy(() => {
+      const [memory, mask, ...state] = this.repeatRows<TF.Tensor>([encoded.memory, encoded.mask, ...(encoded.state ?? [])], times);
+      return { memory: memory as TF.Tensor3D, mask: mask as TF.Tensor2D, state };
     });
   }
 
@@ -211,14 +194,5 @@ export class LstmCaptioner extends ParameterizedModel implements CaptionModel {
     const bias = new Float32Array(4 * hidden);
     bias.fill(1, hidden, 2 * hidden);
     this.params.set(`${name}_b`, this.tf.variable(this.tf.tensor1d(bias), true));
-  }
-
-  // ------------------------------------------------------------------ primitives
-
-  private embed(tokens: TF.Tensor2D): TF.Tensor3D {
-    const [B, L] = tokens.shape;
-    const e = this.config.embedding;
-    const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
-    return flat.mul(Math.sqrt(e)).reshape([B, L, e]);
   }
 }

@@ -34,6 +34,7 @@ import { EncoderStack, LayerContext } from './layers';
 import { ParameterizedModel } from './params';
 import { PAD_ID } from '../text/tokens';
 import { Encoded, EncoderInput } from './types';
+import { encoderSequence } from './visual-input';
 
 export interface MatchingConfig {
   vocabSize: number;
@@ -161,15 +162,10 @@ export class MatchingModel extends ParameterizedModel {
   embedTexts(tokens: TF.Tensor2D, training = false): TF.Tensor2D {
     const tf = this.tf;
     return tf.tidy(() => {
-      const [B, L] = tokens.shape;
+      const L = tokens.shape[1];
       const d = this.config.dModel;
       if (L > this.config.maxPositions) throw new Error(`matching: caption of ${L} tokens exceeds maxPositions ${this.config.maxPositions}`);
-      const ids = tokens.reshape([B * L]).toInt();
-      let x = tf
-        .gather(this.params.need('txt_word_emb'), ids)
-        .mul(Math.sqrt(d))
-        .reshape([B, L, d])
-        .add(this.params.need('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
+      let x = this.params.embed('txt_word_emb', tokens).add(this.params.need('txt_pos').slice([0, 0], [L, d])) as TF.Tensor3D;
       const mask = tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D;
       x = this.textStack.apply(x, mask, training);
       const pooled = maskedMean(tf, x, mask);
@@ -205,25 +201,12 @@ export class MatchingModel extends ParameterizedModel {
     if (input.text && input.text.shape[1] > 0)
       throw new Error("matching: the built-in image encoder takes no text; share the captioner's encoder (imageEncoder) for it");
     if (tags && !this.config.tagInputs) throw new Error('matching: the image encoder was built without tag inputs (tagInputs: false) but the batch has tags');
-    const tf = this.tf;
-    const [B, N, Dv] = input.visual.shape;
-    const d = this.config.dModel;
-    let x = this.params.linear('img_visual_proj', input.visual.reshape([B * N, Dv])).reshape([B, N, d]) as TF.Tensor3D;
-    if (input.geometry && this.config.geometryDim > 0) {
-      const g = input.geometry;
-      x = x.add(this.params.linear('img_geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
-    }
-    let mask = input.visualMask.toFloat() as TF.Tensor2D;
-    if (tags) {
-      const T = tags.shape[1];
-      const embedded = tf
-        .gather(this.params.need('txt_word_emb'), tags.reshape([B * T]).toInt())
-        .mul(Math.sqrt(d))
-        .reshape([B, T, d])
-        .add(this.params.need('img_tag_segment')) as TF.Tensor3D;
-      x = tf.concat([x, embedded], 1);
-      mask = tf.concat([mask, tags.notEqual(PAD_ID).toFloat() as TF.Tensor2D], 1);
-    }
+    const { x, mask } = encoderSequence(this.tf, this.params, input, {
+      width: this.config.dModel,
+      visualProjection: 'img_visual_proj',
+      geometryProjection: this.config.geometryDim > 0 ? 'img_geometry_proj' : undefined,
+      embedTokens: (tokens) => this.params.embed('txt_word_emb', tokens).add(this.params.need('img_tag_segment')),
+    });
     return { memory: stack.apply(x, mask, training), mask };
   }
 

@@ -52,6 +52,17 @@ export class Params extends Map<string, TF.Variable> {
     return this.tf.add(this.tf.matMul(x, this.need(`${name}_w`)), this.need(`${name}_b`));
   }
 
+  /** Rows of the embedding table `name` [V, w] for token ids [B, L], scaled by √w: [B, L, w]. */
+  embed(name: string, tokens: TF.Tensor2D): TF.Tensor3D {
+    const [B, L] = tokens.shape;
+    const table = this.need(name);
+    const width = table.shape[1]!;
+    return this.tf
+      .gather(table, tokens.reshape([B * L]).toInt())
+      .mul(Math.sqrt(width))
+      .reshape([B, L, width]);
+  }
+
   disposeAll(): void {
     for (const v of this.values()) v.dispose();
     this.clear();
@@ -102,6 +113,16 @@ export abstract class ParameterizedModel {
   /** Trainable variables by stable name (a model's own: not those of an encoder it borrows). */
   variables(): Map<string, TF.Variable> {
     return this.params;
+  }
+
+  /** Each tensor's rows repeated `times` times in place (row b → rows b·times … b·times + times − 1): what tileEncoded gathers. Call inside tf.tidy. */
+  protected repeatRows<T extends TF.Tensor>(tensors: readonly T[], times: number): T[] {
+    const rows = tensors[0]!.shape[0]!;
+    const index = this.tf.tensor1d(
+      Array.from({ length: rows * times }, (_, i) => Math.floor(i / times)),
+      'int32',
+    );
+    return tensors.map((t) => this.tf.gather(t, index));
   }
 
   /** Makes dropout masks a function of (seed, step, call order): deterministic and resumable. */

@@ -22,8 +22,8 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { DecoderStack, EncoderStack, LayerContext } from './layers';
 import { ParameterizedModel } from './params';
-import { PAD_ID } from '../text/tokens';
 import { CaptionModel, Encoded, EncoderInput, StepOutput, StepState } from './types';
+import { encoderSequence } from './visual-input';
 
 export interface TransformerConfig {
   vocabSize: number;
@@ -107,33 +107,22 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
   encode(input: EncoderInput, training = false): Encoded {
     const tf = this.tf;
     return tf.tidy(() => {
-      const [B, N] = input.visual.shape;
       const d = this.config.dModel;
-      let vis: TF.Tensor3D = this.params.linear('visual_proj', input.visual.reshape([B * N, input.visual.shape[2]])).reshape([B, N, d]);
-      if (input.geometry && this.config.geometryDim > 0) {
-        const g = input.geometry;
-        vis = vis.add(this.params.linear('geometry_proj', g.reshape([B * N, g.shape[2]])).reshape([B, N, d]));
-      }
-      vis = vis.add(this.params.need('segment_emb').slice([SEGMENT_VISUAL, 0], [1, d]));
-      const parts: TF.Tensor3D[] = [vis];
-      const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
-      let offset = 0;
-      for (const [tokens, segment] of [
-        [input.tags, SEGMENT_TAGS],
-        [input.text, SEGMENT_TEXT],
-      ] as const) {
-        if (!tokens || tokens.shape[1] === 0) continue;
-        const L = tokens.shape[1];
-        if (offset + L > this.config.maxPositions) throw new Error(`transformer: ${offset + L} encoder tokens exceed maxPositions ${this.config.maxPositions}`);
-        const emb = this.embed(tokens)
-          .add(this.params.need('enc_pos').slice([offset, 0], [L, d]))
-          .add(this.params.need('segment_emb').slice([segment, 0], [1, d]));
-        parts.push(emb as TF.Tensor3D);
-        masks.push(tokens.notEqual(PAD_ID).toFloat() as TF.Tensor2D);
-        offset += L;
-      }
-      const x = (parts.length > 1 ? tf.concat(parts, 1) : parts[0]!) as TF.Tensor3D;
-      const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
+      const { x, mask } = encoderSequence(tf, this.params, input, {
+        width: d,
+        visualProjection: 'visual_proj',
+        geometryProjection: this.config.geometryDim > 0 ? 'geometry_proj' : undefined,
+        markVisual: (visual) => visual.add(this.params.need('segment_emb').slice([SEGMENT_VISUAL, 0], [1, d])),
+        embedTokens: (tokens, segment, offset) => {
+          const L = tokens.shape[1];
+          if (offset + L > this.config.maxPositions)
+            throw new Error(`transformer: ${offset + L} encoder tokens exceed maxPositions ${this.config.maxPositions}`);
+          return this.params
+            .embed('word_emb', tokens)
+            .add(this.params.need('enc_pos').slice([offset, 0], [L, d]))
+            .add(this.params.need('segment_emb').slice([segment === 'tags' ? SEGMENT_TAGS : SEGMENT_TEXT, 0], [1, d]));
+        },
+      });
       return { memory: this.encoder.apply(x, mask, training), mask };
     });
   }
@@ -155,7 +144,7 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
       const [B, T] = tokens.shape;
       const d = this.config.dModel;
       if (T > this.config.maxPositions) throw new Error(`transformer: prefix of ${T} tokens exceeds maxPositions ${this.config.maxPositions}`);
-      const x = this.embed(tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
+      const x = this.params.embed('word_emb', tokens).add(this.params.need('dec_pos').slice([0, 0], [T, d])) as TF.Tensor3D;
       const h: TF.Tensor2D = this.decoder.apply(x, encoded.memory, encoded.mask, training).reshape([B * T, d]);
       return this.logits(h).reshape([B, T, this.config.vocabSize]);
     });
@@ -194,14 +183,9 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
   }
 
   tileEncoded(encoded: Encoded, times: number): Encoded {
-    const tf = this.tf;
-    return tf.tidy(() => {
-      const B = encoded.memory.shape[0];
-      const index = tf.tensor1d(
-        Array.from({ length: B * times }, (_, i) => Math.floor(i / times)),
-        'int32',
-      );
-      return { memory: tf.gather(encoded.memory, index), mask: tf.gather(encoded.mask, index) };
+    return this.tf.tidy(() => {
+      const [memory, mask] = this.repeatRows<TF.Tensor>([encoded.memory, encoded.mask], times);
+      return { memory: memory as TF.Tensor3D, mask: mask as TF.Tensor2D };
     });
   }
 
@@ -210,11 +194,5 @@ export class TransformerCaptioner extends ParameterizedModel implements CaptionM
   /** Decoder outputs [N, d] → word logits [N, V] (tied to the word embeddings or a separate projection). */
   private logits(h: TF.Tensor2D): TF.Tensor2D {
     return this.config.tieEmbeddings ? this.tf.matMul(h, this.params.need('word_emb'), false, true) : this.params.linear('out', h);
-  }
-
-  private embed(tokens: TF.Tensor2D): TF.Tensor3D {
-    const [B, L] = tokens.shape;
-    const flat = this.tf.gather(this.params.need('word_emb'), tokens.reshape([B * L]).toInt());
-    return flat.mul(Math.sqrt(this.config.dModel)).reshape([B, L, this.config.dModel]);
   }
 }

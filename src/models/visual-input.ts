@@ -17,6 +17,7 @@
  */
 import type * as TF from '@tensorflow/tfjs';
 import type { EncoderInput } from './types';
+import type { Params } from './params';
 import { GLOBAL_GEOMETRY, GEOMETRY_DIM, MAX_REGIONS } from '../vision/regions';
 import { GRID_SIZE, MAX_TAGS, type ImageFeatures } from '../vision/features';
 import { PAD_ID as PAD } from '../text/tokens';
@@ -189,4 +190,52 @@ export function buildEncoderInput(features: readonly ImageFeatures[], options: B
   if (a.geometry) input.geometry = tf.tensor3d(a.geometry, [a.batch, N, G]);
   if (a.tags) input.tags = tf.tensor2d(a.tags, [a.batch, K], 'int32') as TF.Tensor2D;
   return input;
+}
+
+/** The token runs an encoder reads after the visual positions, in this order. */
+export type TokenSegment = 'tags' | 'text';
+
+/** How a model builds its encoder's input sequence (`encoderSequence`). */
+export interface EncoderSequenceSpec {
+  /** Width of the sequence (the model's embedding or model width). */
+  width: number;
+  /** The dense layer that projects visual vectors to `width`. */
+  visualProjection: string;
+  /** The dense layer that projects geometry to `width`; absent: the model has none, and geometry is ignored. */
+  geometryProjection?: string;
+  /** What the model adds to the projected visual positions (e.g. a segment embedding); absent: nothing. */
+  markVisual?: (visual: TF.Tensor3D) => TF.Tensor3D;
+  /** Embeds one non-empty token run [B, L] → [B, L, width]; `offset` counts the token positions before it. */
+  embedTokens: (tokens: TF.Tensor2D, segment: TokenSegment, offset: number) => TF.Tensor3D;
+}
+
+/**
+ * An encoder's input sequence and its mask, built the same way by every model: the N projected
+ * visual positions (plus projected geometry), then the tag tokens, then the text tokens, each run
+ * skipped when absent or empty; the mask is `visualMask`, then 1 at each non-PAD token. Call inside tf.tidy.
+ */
+export function encoderSequence(tf: typeof TF, params: Params, input: EncoderInput, spec: EncoderSequenceSpec): { x: TF.Tensor3D; mask: TF.Tensor2D } {
+  const [B, N, Dv] = input.visual.shape;
+  const w = spec.width;
+  let visual = params.linear(spec.visualProjection, input.visual.reshape([B * N, Dv])).reshape([B, N, w]) as TF.Tensor3D;
+  if (input.geometry && spec.geometryProjection) {
+    const g = input.geometry;
+    visual = visual.add(params.linear(spec.geometryProjection, g.reshape([B * N, g.shape[2]])).reshape([B, N, w]));
+  }
+  if (spec.markVisual) visual = spec.markVisual(visual);
+  const parts: TF.Tensor3D[] = [visual];
+  const masks: TF.Tensor2D[] = [input.visualMask.toFloat()];
+  let offset = 0;
+  for (const [tokens, segment] of [
+    [input.tags, 'tags'],
+    [input.text, 'text'],
+  ] as const) {
+    if (!tokens || tokens.shape[1] === 0) continue;
+    parts.push(spec.embedTokens(tokens, segment, offset));
+    masks.push(tokens.notEqual(PAD).toFloat() as TF.Tensor2D);
+    offset += tokens.shape[1];
+  }
+  const x = parts.length > 1 ? (tf.concat(parts, 1) as TF.Tensor3D) : parts[0]!;
+  const mask = masks.length > 1 ? (tf.concat(masks, 1) as TF.Tensor2D) : masks[0]!;
+  return { x, mask };
 }

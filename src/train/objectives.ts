@@ -267,9 +267,13 @@ export function objectiveCounts(tensors: BatchTensors): Counts {
 export function captionLoss(tf: typeof TF, logits: TF.Tensor3D, targets: TF.Tensor2D, labelSmoothing: number): TF.Scalar {
   const [B, T, V] = logits.shape;
   const flat = targets.reshape([B * T]) as TF.Tensor1D;
-  const nll = softmaxCrossEntropy(tf, logits.reshape([B * T, V]), flat, labelSmoothing);
-  const mask = flat.notEqual(PAD_ID).toFloat();
-  return tf.div(tf.sum(tf.mul(nll, mask)), tf.maximum(tf.sum(mask), 1)) as TF.Scalar;
+  return weightedCrossEntropy(tf, logits.reshape([B * T, V]), flat, flat.notEqual(PAD_ID).toFloat(), labelSmoothing);
+}
+
+/** Cross-entropy of logits [R, C] against labels [R], averaged over the rows `weights` [R] counts (0 when none). */
+function weightedCrossEntropy(tf: typeof TF, logits: TF.Tensor2D, labels: TF.Tensor1D, weights: TF.Tensor, smoothing: number): TF.Scalar {
+  const nll = softmaxCrossEntropy(tf, logits, labels, smoothing);
+  return tf.div(tf.sum(tf.mul(nll, weights)), tf.maximum(tf.sum(weights), 1)) as TF.Scalar;
 }
 
 function mocLoss(tf: typeof TF, model: CaptionModel, encoded: Encoded, labels: TF.Tensor2D, weights: TF.Tensor2D): TF.Scalar {
@@ -279,7 +283,5 @@ function mocLoss(tf: typeof TF, model: CaptionModel, encoded: Encoded, labels: T
   const all = model.mocLogits(encoded);
   const C = all.shape[2];
   const logits = all.slice([0, 0, 0], [B, N, C]);
-  const nll = softmaxCrossEntropy(tf, logits.reshape([B * N, C]), labels.reshape([B * N]), 0);
-  const w = weights.reshape([B * N]);
-  return tf.div(tf.sum(tf.mul(nll, w)), tf.maximum(tf.sum(w), 1)) as TF.Scalar;
+  return weightedCrossEntropy(tf, logits.reshape([B * N, C]), labels.reshape([B * N]), weights.reshape([B * N]), 0);
 }

@@ -25,6 +25,7 @@ import { listCheckpoints } from '../../train/checkpoint';
 import type { PretrainSource } from '../recipe';
 import type { Scores } from '../runner';
 import { DOMAIN_KEYS, formatSpread, spread } from '../seeds';
+import { seedMeanBar } from '../figures';
 import { claimOver, claimRows, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type ClaimRow, type RankAgreement } from '../claims';
 import type { Table3Result } from './table3';
 
@@ -280,20 +281,16 @@ export function table4Figure(perSeed: readonly Table4Result[], split: Table4Spli
   const labels = [...new Set(perSeed.flatMap((r) => r.rows.map((x) => x.pretraining)))];
   const palette = ['#7f7f7f', '#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];
   const data = labels.flatMap((label, i) =>
-    TABLE4_METRICS.map((m, k) => {
-      const spreads = DOMAIN_KEYS.map((d) => spread(rowsOf(perSeed, label).map((r) => pick(r, split, d, m))));
-      return {
-        type: 'bar',
+    TABLE4_METRICS.map((m, k) =>
+      seedMeanBar({
         name: label,
-        legendgroup: label,
-        showlegend: k === 0,
-        marker: { color: palette[i % palette.length] },
-        x: [...DOMAIN_KEYS],
-        y: spreads.map((s) => Number(s.mean.toFixed(1))),
-        error_y: { type: 'data', array: spreads.map((s) => Number((Number.isFinite(s.std) ? s.std : 0).toFixed(1))), visible: perSeed.length > 1 },
-        ...(k === 1 ? { xaxis: 'x2', yaxis: 'y2' } : {}),
-      };
-    }),
+        style: { legendgroup: label, showlegend: k === 0, marker: { color: palette[i % palette.length] } },
+        x: DOMAIN_KEYS,
+        spreads: DOMAIN_KEYS.map((d) => spread(rowsOf(perSeed, label).map((r) => pick(r, split, d, m)))),
+        seeds: perSeed.length,
+        axes: k === 1 ? { xaxis: 'x2', yaxis: 'y2' } : {},
+      }),
+    ),
   );
   return {
     data,

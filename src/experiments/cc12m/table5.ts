@@ -24,7 +24,8 @@ import { readEvalImages } from '../../train/data';
 import { captionSplitOnce } from '../evaluate';
 import type { PretrainSource } from '../recipe';
 import { featuresOf, prepareWorldInputs, type ExperimentOptions } from '../runner';
-import { formatSpread, spread } from '../seeds';
+import { formatSpread, spread, type Spread } from '../seeds';
+import { seedMeanBar } from '../figures';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import type { Table3Result } from './table3';
 import { visualFromSpec } from '../visual';
@@ -193,14 +194,8 @@ export function table5Figure(perSeed: readonly Table5Result[]): { data: object[]
         }),
       ),
     );
-  const bar = (name: string, color: string, spreads: ReturnType<typeof spread>[]) => ({
-    type: 'bar',
-    name,
-    marker: { color },
-    x: labels,
-    y: spreads.map((s) => Number(s.mean.toFixed(1))),
-    error_y: { type: 'data', array: spreads.map((s) => Number((Number.isFinite(s.std) ? s.std : 0).toFixed(1))), visible: perSeed.length > 1 },
-  });
+  const bar = (name: string, color: string, spreads: Spread[]) =>
+    seedMeanBar({ name, style: { marker: { color } }, x: labels, spreads, seeds: perSeed.length });
   return {
     data: [
       bar(

@@ -26,13 +26,14 @@ import type { TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
 import type { WorkerPort } from '../../util/workers';
 import { cocoTestScores, type Table5Metric } from './table5';
-import { DEFAULT_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
+import { DEFAULT_URL_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-check';
 import { captionSplitOnce, selectCheckpoint } from '../evaluate';
 import { runJobs } from '../jobs';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { experimentImageKeys, featuresOf, prepareWorldInputs, reportToParent, runJobInWorker, trainWithReports, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
+import { seedMeanBar } from '../figures';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
@@ -96,7 +97,7 @@ export async function table7Files(
   if (options.real) {
     [train, dev, test] = await Promise.all([options.real.train, options.real.dev, options.real.test].map(tsvRows));
   } else {
-    const fractions = options.fractions ?? DEFAULT_SPLIT_FRACTIONS;
+    const fractions = options.fractions ?? DEFAULT_URL_SPLIT_FRACTIONS;
     const parts: Record<'train' | 'validation' | 'test', Row[]> = { train: [], validation: [], test: [] };
     for (const row of poolRows.cc3m) parts[splitOf(row.url, fractions)].push(row);
     ({ train, validation: dev, test } = parts);
@@ -367,17 +368,14 @@ export function table7Claims(perSeed: readonly Table7Result[]): Table7Claim[] {
 /** A plotly figure: dev and test CIDEr per pre-training source (mean over seeds, ± std). */
 export function table7Figure(perSeed: readonly Table7Result[]): { data: object[]; layout: object } {
   const labels = labelsOf(perSeed);
-  const bar = (name: string, color: string, pick: (x: Table7Row) => number) => {
-    const s = labels.map((l) => spread(perSeed.map((r) => (rowOf(r, l) ? pick(rowOf(r, l)!) : NaN))));
-    return {
-      type: 'bar',
+  const bar = (name: string, color: string, pick: (x: Table7Row) => number) =>
+    seedMeanBar({
       name,
-      marker: { color },
+      style: { marker: { color } },
       x: labels,
-      y: s.map((x) => Number(x.mean.toFixed(1))),
-      error_y: { type: 'data', array: s.map((x) => Number((Number.isFinite(x.std) ? x.std : 0).toFixed(1))), visible: perSeed.length > 1 },
-    };
-  };
+      spreads: labels.map((l) => spread(perSeed.map((r) => (rowOf(r, l) ? pick(rowOf(r, l)!) : NaN)))),
+      seeds: perSeed.length,
+    });
   return {
     data: [bar('dev', '#aec7e8', (x) => x.dev.scores.CIDEr), bar('test', '#1f77b4', (x) => x.test.scores.CIDEr)],
     layout: {

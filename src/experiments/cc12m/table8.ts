@@ -50,6 +50,7 @@ import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import { checkpointEveryOf, stageFrom, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { prepareWorldInputs, trainWithReports, type ExperimentOptions } from '../runner';
 import { formatSpread, spread } from '../seeds';
+import { seedMeanBar } from '../figures';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
@@ -580,18 +581,20 @@ export function table8Figure(perSeed: readonly Table8Result[]): Table8Figure {
       labels.forEach((label, i) => {
         const rows = rowsOf(perSeed, label);
         if (!rows.some((r) => r?.[which])) return;
-        const spreads = TABLE8_KS.map((k) => spread(rows.map((r) => pick(r, which, d, k))));
-        data.push({
-          type: 'bar',
-          name: `${label}${which === 'zeroShot' ? ' (zero-shot)' : ''}`,
-          legendgroup: `${label}-${which}`,
-          showlegend: side === 0,
-          marker: { color: palette[i % palette.length], ...(which === 'zeroShot' ? { pattern: { shape: '/' }, opacity: 0.6 } : {}) },
-          x: [...TABLE8_KS],
-          y: spreads.map((s) => Number(s.mean.toFixed(1))),
-          error_y: { type: 'data', array: spreads.map((s) => Number((Number.isFinite(s.std) ? s.std : 0).toFixed(1))), visible: perSeed.length > 1 },
-          ...(side === 1 ? { xaxis: 'x2', yaxis: 'y2' } : {}),
-        });
+        data.push(
+          seedMeanBar({
+            name: `${label}${which === 'zeroShot' ? ' (zero-shot)' : ''}`,
+            style: {
+              legendgroup: `${label}-${which}`,
+              showlegend: side === 0,
+              marker: { color: palette[i % palette.length], ...(which === 'zeroShot' ? { pattern: { shape: '/' }, opacity: 0.6 } : {}) },
+            },
+            x: TABLE8_KS,
+            spreads: TABLE8_KS.map((k) => spread(rows.map((r) => pick(r, which, d, k)))),
+            seeds: perSeed.length,
+            axes: side === 1 ? { xaxis: 'x2', yaxis: 'y2' } : {},
+          }),
+        );
       });
   });
   return {

@@ -55,6 +55,7 @@ import {
   worldRoot,
 } from '../runner';
 import { formatSpread, spread } from '../seeds';
+import { seedMeanBar } from '../figures';
 import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
@@ -455,14 +456,7 @@ export function table10Figure(perSeed: readonly NarrativesResult[]): { data: obj
   const paper = labels.map((l) => parseFloat(table10Paper(l)));
   return {
     data: [
-      {
-        type: 'bar',
-        name: 'measured (world)',
-        marker: { color: '#1f77b4' },
-        x: labels,
-        y: measured.map((s) => Number(s.mean.toFixed(1))),
-        error_y: { type: 'data', array: measured.map((s) => Number((Number.isFinite(s.std) ? s.std : 0).toFixed(1))), visible: perSeed.length > 1 },
-      },
+      seedMeanBar({ name: 'measured (world)', style: { marker: { color: '#1f77b4' } }, x: labels, spreads: measured, seeds: perSeed.length }),
       { type: 'bar', name: 'paper', marker: { color: '#7f7f7f' }, x: labels, y: paper.map((p) => (Number.isFinite(p) ? p : null)) },
     ],
     layout: {

@@ -694,19 +694,25 @@ export function captionerClaimList(results: readonly CaptionerResult[], specs: r
   });
 }
 
-/** Grouped bars: one trace per test, CIDEr ×100 (seed mean) of each run. */
-export function captionerFigure(results: readonly CaptionerResult[]): { data: Record<string, unknown>[]; layout: Record<string, unknown> } {
-  const labels = captionerVariants()
+/** The labels of the runs `results` has, in the grid's order (the figures' categories). */
+const figureLabels = (results: readonly CaptionerResult[]) =>
+  captionerVariants()
     .map((v) => v.label)
     .filter((l) => results.some((r) => r.rows.some((row) => row.label === l)));
-  const mean = (xs: number[]) => spread(xs).mean;
+
+/** A bar per run label of 100 × `measure` on `test`, the mean over seeds (unrounded, no error bars). */
+const runMeanBar = (results: readonly CaptionerResult[], labels: string[], name: string, test: CaptionerTest, measure: CaptionerMeasure) => ({
+  type: 'bar',
+  name,
+  x: labels,
+  y: labels.map((l) => spread(rowsByLabel(results, l).map((r) => 100 * measureOf(r, test, measure))).mean),
+});
+
+/** Grouped bars: one trace per test, CIDEr ×100 (seed mean) of each run. */
+export function captionerFigure(results: readonly CaptionerResult[]): { data: Record<string, unknown>[]; layout: Record<string, unknown> } {
+  const labels = figureLabels(results);
   return {
-    data: CAPTIONER_TESTS.map((test) => ({
-      type: 'bar',
-      name: `${test}-like test`,
-      x: labels,
-      y: labels.map((l) => mean(rowsByLabel(results, l).map((r) => 100 * measureOf(r, test, 'CIDEr')))),
-    })),
+    data: CAPTIONER_TESTS.map((test) => runMeanBar(results, labels, `${test}-like test`, test, 'CIDEr')),
     layout: { title: { text: 'CIDEr ×100 of each run on the three tests' }, barmode: 'group', yaxis: { title: { text: 'CIDEr ×100' } }, height: 380 },
   };
 }
@@ -716,18 +722,12 @@ export function captionerJudgeFigure(
   results: readonly CaptionerResult[],
   test: CaptionerTest = 'flickr',
 ): { data: Record<string, unknown>[]; layout: Record<string, unknown> } {
-  const labels = captionerVariants()
-    .map((v) => v.label)
-    .filter((l) => results.some((r) => r.rows.some((row) => row.label === l)));
-  const mean = (xs: number[]) => spread(xs).mean;
-  const trace = (name: string, measure: CaptionerMeasure) => ({
-    type: 'bar',
-    name,
-    x: labels,
-    y: labels.map((l) => mean(rowsByLabel(results, l).map((r) => 100 * measureOf(r, test, measure)))),
-  });
+  const labels = figureLabels(results);
   return {
-    data: [trace('GOOD (judge)', 'judge:good'), trace('CHAIR_s: captions naming an absent object', 'judge:chairS')],
+    data: [
+      runMeanBar(results, labels, 'GOOD (judge)', test, 'judge:good'),
+      runMeanBar(results, labels, 'CHAIR_s: captions naming an absent object', test, 'judge:chairS'),
+    ],
     layout: {
       title: { text: `The ground-truth judge on the ${test}-like captions (%)` },
       barmode: 'group',
