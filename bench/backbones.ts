@@ -8,7 +8,8 @@
 import * as path from 'path';
 
 import { Recipe, RECIPES } from '../src/experiments/recipe';
-import { experimentImageKeys, prepareWorldInputs, runVariant } from '../src/experiments/runner';
+import { experimentImageKeys, prepareWorldInputs } from '../src/experiments/inputs';
+import { runVariant } from '../src/experiments/runner';
 import { FeatureSpec, visualFromSpec } from '../src/experiments/visual';
 import { formatTable } from '../src/report/table';
 import { PACKAGE_ROOT } from '../src/paths';

@@ -8,7 +8,8 @@
  *
  * The run goes to runs/ like any other (its id hashes the longer cap), so a second call only captions.
  */
-import { captionerFeatureSpec, captionerTrainConfig, captionerVariants, prepareCaptionerInputs, testImages } from '../src/experiments/cc3m/tables4-7';
+import { captionerFeatureSpec, captionerTrainConfig } from '../src/experiments/cc3m/tables4-7';
+import { captionerVariants, prepareCaptionerInputs, testImages } from '../src/experiments/cc3m/tables4-7-grid';
 import { decodeSplit } from '../src/experiments/evaluate';
 import { RECIPES } from '../src/experiments/recipe';
 import { visualFromSpec } from '../src/experiments/visual';

@@ -25,23 +25,17 @@ export { MatchingModel } from './models/matching';
 export { captionSplit, captionSplitOnce, selectCheckpoint } from './experiments/evaluate';
 export { RECIPES, TABLE3_SOURCES, trainConfigFor, type Recipe, type StageRecipe, type Inputs } from './experiments/recipe';
 export { runJobs } from './experiments/jobs';
-export {
-  runVariants,
-  runVariant,
-  runExperiment,
-  prepareWorldInputs,
-  type Variant,
-  type ResultRow,
-  type ExperimentResult,
-  type ExperimentOptions,
-} from './experiments/runner';
+export { runVariants, runVariant, runExperiment, type Variant, type ResultRow, type ExperimentResult } from './experiments/runner';
+export { prepareWorldInputs } from './experiments/inputs';
+export type { ExperimentOptions } from './experiments/options';
 export * as seeds from './experiments/seeds';
 export * as claims from './experiments/claims';
 /** The papers' experiments, one namespace per table: `cckit.cc12m.table3.run(recipe, options)`, `.rows`, `.claims`, `.figure`. */
 export * as cc12m from './experiments/cc12m';
 export * as cc3m from './experiments/cc3m';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
-export { worldCheck, formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-check';
+export { worldCheck } from './experiments/world-check';
+export { formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-verdicts';
 export { leaveOneOutCider } from './metrics/human';
 export { CALIBRATION, type CalibrationTarget } from './world/calibration';
 export * as notebook from './notebook';

@@ -26,7 +26,7 @@ import {
   webGroundingVocabulary,
   type TransformTrace,
 } from '../src/experiments/cc3m-dataset';
-import { readWebTruth } from '../src/experiments/world-check';
+import { readWebTruth } from '../src/experiments/world-stats';
 import type { ConceptCatalog } from '../src/wordnet/catalog';
 
 const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-cc3m-dataset-'));

@@ -7,7 +7,7 @@ import { table11ClaimList, table11SeedRows } from '../src/experiments/cc12m/tabl
 import { table12ClaimList, table12Claims } from '../src/experiments/cc12m/table12';
 import { RECIPES } from '../src/experiments/recipe';
 import type { ExperimentResult } from '../src/experiments/runner';
-import type { WithPerImage } from '../src/experiments/cc12m/table3';
+import type { WithPerImage } from '../src/experiments/cc12m/per-image';
 import { seededRandom } from '../src/util/random';
 
 const result = (overall: Record<string, number>): ExperimentResult =>

@@ -17,30 +17,34 @@ import * as tf from '@tensorflow/tfjs';
 import { DECODE_PRESETS, describeDecoder, evaluateRun } from '../src/decode';
 import {
   devCheckpoint,
-  CAPTIONER_CLAIMS,
+  captionerFeatureSpec,
+  captionerTrainConfig,
+  isGoodVerdict,
+  storedTest,
+  type CaptionerResult,
+  type CaptionerRow,
+  type TestScores,
+} from '../src/experiments/cc3m/tables4-7';
+import {
   cocoCaptionsOf,
+  captionerVariants,
+  conceptualTestImages,
+  splitCocoFile,
+  splitPool,
+  type CaptionerInputs,
+  type CaptionerTest,
+} from '../src/experiments/cc3m/tables4-7-grid';
+import {
+  CAPTIONER_CLAIMS,
   captionerClaimList,
   captionerClaims,
-  captionerFeatureSpec,
   captionerJudgeRows,
   captionerPaper,
   captionerPaperGood,
   captionerTableRows,
-  captionerTrainConfig,
-  captionerVariants,
   claimDifferences,
-  conceptualTestImages,
-  isGoodVerdict,
   NO_PAPER_NUMBER,
-  splitCocoFile,
-  splitPool,
-  storedTest,
-  type CaptionerInputs,
-  type CaptionerResult,
-  type CaptionerRow,
-  type CaptionerTest,
-  type TestScores,
-} from '../src/experiments/cc3m/tables4-7';
+} from '../src/experiments/cc3m/tables4-7-report';
 import { splitOf } from '../src/experiments/cc3m-dataset';
 import { RECIPES } from '../src/experiments/recipe';
 import { readEvalImages } from '../src/train/data';

@@ -6,18 +6,15 @@ import * as path from 'path';
 import {
   PAPER_NARRATIVES_MAX_LEN,
   narrativeTokenCap,
-  narrativesClaims,
   narrativesDecode,
   narrativesFiles,
   splitNarratives,
-  table10Paper,
   table10Recipe,
-  table10Rows,
   table10Variants,
   table6Config,
-  table6Rows,
   type NarrativesResult,
 } from '../src/experiments/cc12m/tables6-10';
+import { narrativesClaims, table10Paper, table10Rows, table6Rows } from '../src/experiments/cc12m/tables6-10-report';
 import { RECIPES, type Inputs } from '../src/experiments/recipe';
 import { finetuneConfig, pretrainConfig, type ResultRow } from '../src/experiments/runner';
 import { table3Variants } from '../src/experiments/cc12m/table3';

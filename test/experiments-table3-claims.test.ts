@@ -5,8 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
+import { perImageOfRows } from '../src/experiments/cc12m/per-image';
+import type { Table3Result } from '../src/experiments/cc12m/table3';
 import {
-  perImageOfRows,
   table3ClaimList,
   table3Claims,
   table3DataRows,
@@ -15,8 +16,7 @@ import {
   table3GroundingNote,
   table3JudgeRows,
   table3SeedRows,
-  type Table3Result,
-} from '../src/experiments/cc12m/table3';
+} from '../src/experiments/cc12m/table3-report';
 import { mechanismFigure, namingCurvesFigure, spearman, table3Mechanism } from '../src/experiments/cc12m/mechanism';
 import { RECIPES } from '../src/experiments/recipe';
 import { scoreCases } from '../src/decode/evaluate-run';

@@ -23,22 +23,24 @@ import { train, type TrainConfig } from '../src/train/trainer';
 import type { VisualProvider } from '../src/train/visual';
 import { paperNumbers } from '../src/report/paper';
 import {
-  TABLE8_NO_PAPER,
   scoreMatchingRun,
   splitRetrieval,
-  table8Claims,
-  table8Differences,
-  table8Figure,
-  table8Paper,
-  table8Rows,
   table8Sources,
   table8TrainConfig,
-  table8ZeroShotComparison,
   retrievalStage,
   tokenRows,
   type Recalls,
   type Table8Result,
 } from '../src/experiments/cc12m/table8';
+import {
+  TABLE8_NO_PAPER,
+  table8Claims,
+  table8Differences,
+  table8Figure,
+  table8Paper,
+  table8Rows,
+  table8ZeroShotComparison,
+} from '../src/experiments/cc12m/table8-report';
 
 before(async () => {
   await initBackend({ order: ['cpu'], logger: () => undefined });

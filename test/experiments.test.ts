@@ -15,7 +15,8 @@ import { PACKAGE_ROOT } from '../src/paths';
 import { readRunInfo, readPredictions, readScores } from '../src/runs/layout';
 import { listCheckpoints } from '../src/train/checkpoint';
 import { Recipe, RECIPES } from '../src/experiments/recipe';
-import { finetuneConfig, prepareWorldInputs, runVariant } from '../src/experiments/runner';
+import { prepareWorldInputs } from '../src/experiments/inputs';
+import { finetuneConfig, runVariant } from '../src/experiments/runner';
 import { FeatureSpec, visualFromSpec } from '../src/experiments/visual';
 
 const cacheDir = path.join(PACKAGE_ROOT, '.cckit-cache');

@@ -9,7 +9,7 @@ import { loadCocoResults } from '../src/metrics/inputs';
 import { buildWorld } from '../src/data/build-world';
 import { serveWorld } from '../src/world/server';
 import { NOCAPS_DOMAIN_COUNTS, nocapsDomain, WORLD_PRESETS } from '../src/world/splits';
-import { staleWorld } from '../src/experiments/runner';
+import { staleWorld } from '../src/experiments/inputs';
 import { parseWorldUrl, worldUrl } from '../src/world/url';
 import { resolveWorldImage, WORLD_CACHE_LIMIT } from '../src/data/images';
 import { readEvalImages } from '../src/train/data';

@@ -5,12 +5,11 @@ import * as path from 'path';
 import { after, test } from 'node:test';
 import { buildWorld } from '../src/data/build-world';
 import { buildProgram } from '../src/cli/main';
+import { worldCheck } from '../src/experiments/world-check';
 import {
   captionPrecision,
   conceptCoverage,
   countWords,
-  formatWorldCheck,
-  judge,
   nocapsOutConcepts,
   personShare,
   poolRatio,
@@ -18,9 +17,8 @@ import {
   personPresence,
   readWebTruth,
   tokenStats,
-  worldCheck,
-  type WorldCheckMeasures,
-} from '../src/experiments/world-check';
+} from '../src/experiments/world-stats';
+import { formatWorldCheck, judge, type WorldCheckMeasures } from '../src/experiments/world-verdicts';
 import { leaveOneOutCider } from '../src/metrics/human';
 import { CALIBRATION } from '../src/world/calibration';
 import { World } from '../src/world/world';

@@ -5,7 +5,8 @@ import { World } from '../world/world';
 import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
 import { RECIPES } from '../experiments/recipe';
-import { formatWorldCheck, worldCheck } from '../experiments/world-check';
+import { worldCheck } from '../experiments/world-check';
+import { formatWorldCheck } from '../experiments/world-verdicts';
 import { parseChoice, parsePositiveNumber, parseWholeNumber } from './options';
 
 export interface WorldBuildFlags {

@@ -15,7 +15,7 @@
  *    has no split of its own), and `splitStatistics` gives examples, unique tokens and tokens per caption (mean,
  *    population std, median) with the Table 1 tokenizer of `cckit stats`.
  *  - CC12M Table 9: the out-of-domain coverage `cckit world check` measures (`conceptCoverage` over the nocaps-val
- *    out-of-domain concepts, src/experiments/world-check.ts), for any number of pools.
+ *    out-of-domain concepts, src/experiments/world-stats.ts), for any number of pools.
  *
  * `measureDatasets` wires these to a world prepared by `prepareWorldInputs` (built and filtered on first use).
  */
@@ -33,8 +33,10 @@ import type { ConceptCatalog } from '../wordnet/catalog';
 import { worldCatalog } from '../world/catalog';
 import { EVENTS, OCCASIONS } from '../world/words';
 import type { Recipe } from './recipe';
-import { prepareWorldInputs, type ExperimentOptions } from './runner';
-import { conceptCoverage, mentionCounts, nocapsOutConcepts, openBuiltWorld, readPool, readWebTruth, type WebTruth } from './world-check';
+import { prepareWorldInputs } from './inputs';
+import type { ExperimentOptions } from './options';
+import { openBuiltWorld, readPool } from './world-check';
+import { conceptCoverage, mentionCounts, nocapsOutConcepts, readWebTruth, type WebTruth } from './world-stats';
 
 // ------------------------------------------------------------------ Table 1: what the transform did
 

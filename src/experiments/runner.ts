@@ -1,55 +1,33 @@
 /**
  * The generic experiment runner: a paper experiment is a list of variants over one recipe
- * (src/experiments/recipe.ts). `runVariants` prepares the inputs (the world, built once, and the
- * two paper pipelines over its web pool, run once; or real files), extracts the visual features
+ * (src/experiments/recipe.ts). `runVariants` prepares the inputs (src/experiments/inputs.ts: the world, built once,
+ * and the two paper pipelines over its web pool, run once; or real files), extracts the visual features
  * once, then runs the variants `concurrency` at a time. One variant is one result row:
  * pre-train (unless it has no sources) → optionally caption nocaps val zero-shot → fine-tune on
  * COCO → caption nocaps val. Every step is a run in `runs/<id>/` (reused when its config and
  * inputs are unchanged).
  *
- * In parallel each variant runs in its own worker thread (src/util/workers.ts) with its own tfjs
+ * In parallel each variant runs in its own worker thread (src/experiments/workers.ts) with its own tfjs
  * instance, so a 2-core machine trains two single-threaded wasm runs at once. Features are
  * extracted in the main thread first (the feature store has one writer); workers only read it.
  * Results come back in the variants' order.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 
 import { rejudgeRun } from '../decode';
 import { JUDGE_VERSION } from '../metrics/grounding';
-import { filterPool } from '../filters/run';
-import { overlap } from '../filters/overlap';
-import { LogLine, ScoresFile, readScores } from '../runs/layout';
-import { EvalImage, readEvalImages, readExamples } from '../train/data';
+import { ScoresFile, readScores } from '../runs/layout';
+import { EvalImage, readEvalImages } from '../train/data';
 import { train, TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
-import { startWorker, type WorkerMain, type WorkerPort } from '../util/workers';
-import { buildWorld, type BuildManifest } from '../data/build-world';
-import { WORLD_PRESETS } from '../world/splits';
-import { worldCatalog } from '../world/catalog';
-import { WORLD_GENERATION } from '../world/world';
-import { readJsonFile } from '../util/json';
-import { writeJsonAtomic } from '../util/atomic';
+import type { WorkerPort } from '../util/workers';
 import { captionSplitOnce, selectCheckpoint } from './evaluate';
+import { experimentImageKeys, poolSizes, prepareWorldInputs } from './inputs';
 import { runJobs } from './jobs';
-import { Inputs, Recipe, trainConfigFor, type WorldSpec } from './recipe';
+import type { ExperimentOptions } from './options';
+import { Inputs, Recipe, trainConfigFor } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
-
-export interface ExperimentOptions {
-  /** Where world data and filtered pools go (default `.cckit-cache`). */
-  cacheDir?: string;
-  /** Runs root (default `runs`). */
-  runsRoot?: string;
-  /** Visual features (default: the recipe's, cached under `cacheDir`). */
-  features?: FeatureSpec;
-  /** Variants trained at once, each in its own worker thread (default 2: one per core here; 1 = in this thread). */
-  concurrency?: number;
-  /** Status lines ("pre-training on cc12m…"). */
-  say?: (line: string) => void;
-  onLog?: (run: string, line: LogLine) => void;
-  progress?: (task: string, done: number, total: number) => void;
-  force?: boolean;
-}
+import { runJobInWorker, reportToParent } from './workers';
 
 export interface Variant {
   /** Row label ("cc12m", "mlm@0.4", "25% cc12m"); names its runs. */
@@ -105,103 +83,6 @@ export interface VariantsResult {
 /** The features an experiment uses: the options' spec, else the recipe's under the options' cache folder. */
 export function featuresOf(recipe: Recipe, options: ExperimentOptions): FeatureSpec {
   return options.features ?? { ...recipe.features, cacheDir: options.cacheDir };
-}
-
-/** The folder a world is built in (`<cacheDir>/world-<preset>-seed<seed>`). */
-export function worldRoot(spec: Pick<WorldSpec, 'preset' | 'seed'>, cacheDir = '.cckit-cache'): string {
-  return path.join(cacheDir, `world-${spec.preset}-seed${spec.seed}`);
-}
-
-/** The world (built once) and the two paper pipelines over its web pool (run once); or the spec's real data. */
-export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentOptions): Promise<Inputs> {
-  if (recipe.data) {
-    const d = recipe.data;
-    return {
-      pools: { cc3m: d.pools.cc3m, cc12m: d.pools.cc12m },
-      cocoTrain: d.cocoTrain,
-      cocoVal: d.cocoVal,
-      nocapsVal: d.nocapsVal,
-      ...(d.nocapsTest ? { nocapsTest: d.nocapsTest } : {}),
-      imageRoot: d.imageRoot,
-    };
-  }
-  const say = options.say ?? (() => {});
-  const root = worldRoot(recipe, options.cacheDir);
-  const manifest = path.join(root, 'world.json');
-  if (fs.existsSync(manifest)) {
-    const stale = staleWorld(readJsonFile(manifest) as Partial<BuildManifest>, recipe.preset);
-    if (stale) {
-      // every split is drawn from its own seed: unchanged splits (and so the pools and the runs over them) come out the same
-      say(`${root} ${stale}: rebuilding it and its filtered pools`);
-      fs.rmSync(root, { recursive: true, force: true });
-    }
-  }
-  if (!fs.existsSync(manifest)) {
-    say(`building the ${recipe.preset} world (seed ${recipe.seed}) in ${root}`);
-    await buildWorld({ out: root, preset: recipe.preset, seed: recipe.seed });
-  }
-  const pools = {} as Record<'cc3m' | 'cc12m', string>;
-  // The two pipelines run side by side (one core each) rather than one after the other on both.
-  const both = ['cc3m', 'cc12m'] as const;
-  await Promise.all(
-    both.map(async (preset) => {
-      const out = path.join(root, 'filtered', `${preset}${recipe.filters.nsfw ? '' : '-no-nsfw'}`);
-      pools[preset] = path.join(out, 'kept.tsv');
-      if (fs.existsSync(path.join(out, 'summary.json'))) return;
-      say(`filtering the web pool with the ${preset} pipeline${recipe.filters.nsfw ? '' : ' (pornography detector off)'}`);
-      await filterPool({
-        preset,
-        input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
-        out,
-        nsfw: recipe.filters.nsfw,
-        catalog: worldCatalog(),
-        // the world's words are its own: counted over the pool, threshold scaled (docs/filters.md)
-        vocabulary: 'input',
-        workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
-        progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
-      });
-    }),
-  );
-  // CC12M was built disjoint from CC3M (CC12M §3; its README: ~63K of 12.4M URLs shared): the CC12M-like pool is
-  // the relaxed pipeline's pairs minus the strict pipeline's images, and "both" is their union.
-  pools.cc12m = await withoutStrictImages(pools.cc3m, pools.cc12m, say);
-  return {
-    pools,
-    cocoTrain: path.join(root, 'coco', 'captions_train.json'),
-    cocoVal: path.join(root, 'coco', 'captions_val.json'),
-    nocapsVal: path.join(root, 'nocaps', 'nocaps_val.json'),
-    nocapsTest: path.join(root, 'nocaps', 'nocaps_test.json'),
-    worldRoot: root,
-  };
-}
-
-/**
- * Why a cached world must be rebuilt for `preset` (an older generator; a preset's world whose sizes are no longer the
- * preset's), or undefined. A world built with custom sizes (`preset: 'custom'`, e.g. a test's) is used as it is.
- */
-export function staleWorld(built: Partial<BuildManifest>, preset: WorldSpec['preset']): string | undefined {
-  if (built.generation !== WORLD_GENERATION) return 'was written by an older world generator';
-  if (built.preset === 'custom') return undefined;
-  const want = WORLD_PRESETS[preset];
-  const differ = (Object.keys(want) as (keyof typeof want)[]).filter((split) => built.sizes?.[split] !== want[split]);
-  return differ.length > 0 ? `has other split sizes than the ${preset} preset's (${differ.join(', ')})` : undefined;
-}
-
-/** The file name of the relaxed pool without the strict pool's images, beside the relaxed pipeline's own output. */
-export const DISJOINT_POOL_FILE = 'kept-minus-cc3m.tsv';
-
-/**
- * Writes the relaxed pool's pairs whose image the strict pool does not have (once; `overlap.json` beside it
- * records how many were removed, so no row leaves silently) and returns that file.
- */
-async function withoutStrictImages(strict: string, relaxed: string, say: (line: string) => void): Promise<string> {
-  const out = path.join(path.dirname(relaxed), DISJOINT_POOL_FILE);
-  const report = path.join(path.dirname(relaxed), 'overlap.json');
-  if (fs.existsSync(report) && fs.existsSync(out)) return out;
-  const shared = await overlap(strict, relaxed, out);
-  writeJsonAtomic(report, { ...shared, removed: shared.b.rows - (shared.written ?? 0), why: 'CC12M is disjoint from CC3M (CC12M §3)' });
-  say(`cc12m pool: ${shared.written} pairs after removing the ${shared.shared} images the cc3m pool has`);
-  return out;
 }
 
 const cider = (domains: Partial<Record<string, Record<string, number>>> | undefined): Scores => {
@@ -370,22 +251,6 @@ interface Evaluated {
   grounding?: Grounding;
 }
 
-/** Pairs per pool file. */
-export function poolSizes(inputs: Inputs): Record<string, number> {
-  const pools: Record<string, number> = {};
-  for (const [name, file] of Object.entries(inputs.pools)) pools[name] = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
-  return pools;
-}
-
-/** Every image the experiment touches: pools, COCO train/val, nocaps val. */
-export async function experimentImageKeys(inputs: Inputs): Promise<string[]> {
-  const keys = new Set<string>();
-  for (const file of Object.values(inputs.pools)) for (const e of await readExamples({ kind: 'tsv', path: file })) keys.add(e.key);
-  for (const file of [inputs.cocoTrain, inputs.cocoVal, inputs.nocapsVal])
-    for (const img of readEvalImages({ path: file, imageRoot: inputs.imageRoot })) keys.add(img.key);
-  return [...keys];
-}
-
 /** Inputs ready, features extracted once; then the variants, `concurrency` at a time. */
 export async function runVariants(recipe: Recipe, variants: readonly Variant[], options: ExperimentOptions): Promise<VariantsResult> {
   const inputs = await prepareWorldInputs(recipe, options);
@@ -440,39 +305,6 @@ interface VariantJob {
   features: FeatureSpec;
   runsRoot?: string;
   force?: boolean;
-}
-
-/** A job's say / progress / log lines, as a worker thread posts them to its parent. */
-type JobMessage = { say: string } | { progress: [string, number, number] } | { log: [string, LogLine] };
-
-/** The reporting options of a job running in a worker thread: every line is posted to the parent (`runJobInWorker`). */
-export function reportToParent(port: WorkerPort): Pick<ExperimentOptions, 'say' | 'progress' | 'onLog'> {
-  const post = (m: JobMessage) => port.post(m);
-  return {
-    say: (line) => post({ say: line }),
-    progress: (task, done, total) => post({ progress: [task, done, total] }),
-    onLog: (run, line) => post({ log: [run, line] }),
-  };
-}
-
-/**
- * Runs the job function `main` (an export of `modulePath`, taking the job and a WorkerPort) in a worker thread,
- * relaying its lines to `options`; a failure is reported under `label`.
- */
-export async function runJobInWorker<J, R>(modulePath: string, main: WorkerMain<J, Promise<R>>, job: J, options: ExperimentOptions, label: string): Promise<R> {
-  const worker = startWorker(modulePath, main, job);
-  worker.onMessage((m: JobMessage) => {
-    if ('say' in m) options.say?.(m.say);
-    else if ('progress' in m) options.progress?.(...m.progress);
-    else if ('log' in m) options.onLog?.(...m.log);
-  });
-  try {
-    return await worker.done;
-  } catch (e) {
-    throw new Error(`${label}: ${(e as Error).message}`);
-  } finally {
-    void worker.terminate();
-  }
 }
 
 /** Worker side: rebuild the visual provider from its spec and run one variant. */

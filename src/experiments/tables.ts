@@ -7,28 +7,25 @@
 import { claimRows, claimsFigure, type Claim } from './claims';
 import { measureDatasets, type DatasetsResult } from './cc3m-dataset';
 import { datasetClaims, table1WorldExamples, table2Rows, table3SplitRows, table9Rows, transformCountRows } from './cc3m/tables1-3';
-import {
-  CAPTIONER_TABLES,
-  captionerClaimList,
-  captionerClaims,
-  captionerFigure,
-  captionerJudgeRows,
-  captionerTableRows,
-  runCc3mCaptioners,
-  type CaptionerResult,
-} from './cc3m/tables4-7';
+import { runCc3mCaptioners, type CaptionerResult } from './cc3m/tables4-7';
+import { CAPTIONER_TABLES } from './cc3m/tables4-7-grid';
+import { captionerClaimList, captionerClaims, captionerFigure, captionerJudgeRows, captionerTableRows } from './cc3m/tables4-7-report';
 import { fig6ClaimList, fig6SeedRows, runFig6, type Fig6Result } from './cc12m/fig6';
 import { measureTable1, rareWordsFigure, readFunnels, funnelRows, table1Directions, table1Rows, type Table1 } from './cc12m/table1';
 import { runTable11, table11ClaimList, table11SeedRows, type Table11Result } from './cc12m/table11';
 import { runTable12, table12ClaimList, table12SeedRows, type Table12Result } from './cc12m/table12';
-import { runTable3, table3ClaimList, table3DataRows, table3Figure, table3JudgeRows, table3SeedRows, type Table3Result } from './cc12m/table3';
+import { runTable3, type Table3Result } from './cc12m/table3';
+import { table3ClaimList, table3DataRows, table3Figure, table3JudgeRows, table3SeedRows } from './cc12m/table3-report';
 import { table4ClaimList, table4Figure, table4Rows, table4Scores, type Table4Result } from './cc12m/table4';
 import { cc12mTable5, table5ClaimList, table5Figure, table5Rows, type Table5Result } from './cc12m/table5';
 import { runTable7, table7ClaimList, table7Figure, table7Rows, type Table7Result } from './cc12m/table7';
-import { runTable8, table8ClaimList, table8Figure, table8Rows, type Table8Result } from './cc12m/table8';
-import { narrativesClaimList, narrativesClaims, runNarratives, table10Figure, table10Rows, table6Rows, type NarrativesResult } from './cc12m/tables6-10';
+import { runTable8, type Table8Result } from './cc12m/table8';
+import { table8ClaimList, table8Figure, table8Rows } from './cc12m/table8-report';
+import { runNarratives, type NarrativesResult } from './cc12m/tables6-10';
+import { narrativesClaimList, narrativesClaims, table10Figure, table10Rows, table6Rows } from './cc12m/tables6-10-report';
 import type { Recipe } from './recipe';
-import { prepareWorldInputs, type ExperimentOptions } from './runner';
+import { prepareWorldInputs } from './inputs';
+import type { ExperimentOptions } from './options';
 
 /** A row of a printed table (the tables' own row types: column name → cell). */
 export type TableRow = object;

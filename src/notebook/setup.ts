@@ -14,7 +14,8 @@ import * as os from 'os';
 import * as path from 'path';
 
 import { RECIPES, type Inputs, type Recipe } from '../experiments/recipe';
-import type { ExperimentOptions, ResultRow } from '../experiments/runner';
+import type { ExperimentOptions } from '../experiments/options';
+import type { ResultRow } from '../experiments/runner';
 import { readRunInfo } from '../runs/layout';
 import { overSeeds } from '../experiments/seeds';
 import type { FeatureSpec } from '../experiments/visual';

@@ -6,10 +6,11 @@
  */
 import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
-import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
+import type { ExperimentOptions } from '../options';
+import { ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
 import { differences, spreadRowsWithGrounding } from '../seeds';
-import { seedIntervals, withPerImage, type WithPerImage } from './table3';
+import { seedIntervals, withPerImage, type WithPerImage } from './per-image';
 
 /** Fig. 6's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
 export type Fig6Result = WithPerImage<ExperimentResult>;

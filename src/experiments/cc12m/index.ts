@@ -10,25 +10,31 @@ import * as mechanismModule from './mechanism';
 import * as table1Module from './table1';
 import * as table11Module from './table11';
 import * as table12Module from './table12';
+import * as perImageModule from './per-image';
 import * as table3Module from './table3';
+import * as table3ReportModule from './table3-report';
 import * as table4Module from './table4';
 import * as table5Module from './table5';
 import * as table7Module from './table7';
 import * as tables6and10Module from './tables6-10';
+import * as tables6and10ReportModule from './tables6-10-report';
 import * as table8Module from './table8';
+import * as table8ReportModule from './table8-report';
 
 /** Table 1 and the pipelines' funnels from the prepared pools (no training). */
 export const table1 = { ...table1Module, ...tableApi(TABLES['cc12m/table1']) };
 
 export const table3 = {
   ...table3Module,
+  ...table3ReportModule,
+  ...perImageModule,
   ...mechanismModule,
   ...tableApi(TABLES['cc12m/table3']),
-  judgeRows: table3Module.table3JudgeRows,
-  dataRows: table3Module.table3DataRows,
+  judgeRows: table3ReportModule.table3JudgeRows,
+  dataRows: table3ReportModule.table3DataRows,
   /** The table with the fine-tuning rate searched on val (app. E.5) beside the preset's one rate. */
-  rateRows: table3Module.table3RateRows,
-  groundingNote: table3Module.table3GroundingNote,
+  rateRows: table3ReportModule.table3RateRows,
+  groundingNote: table3ReportModule.table3GroundingNote,
   /** Issue #26's mechanism from Table 3's stored captions: pool frequency vs naming, naming per fine-tuning step. */
   mechanism: mechanismModule.table3Mechanism,
 };
@@ -42,11 +48,11 @@ export const table5 = { ...table5Module, ...tableApi(TABLES['cc12m/table5']) };
 export const table11 = { ...table11Module, ...tableApi(TABLES['cc12m/table11']) };
 export const table12 = { ...table12Module, ...tableApi(TABLES['cc12m/table12']) };
 export const fig6 = { ...fig6Module, ...tableApi(TABLES['cc12m/fig6']) };
-export const table8 = { ...table8Module, ...tableApi(TABLES['cc12m/table8']) };
+export const table8 = { ...table8Module, ...table8ReportModule, ...tableApi(TABLES['cc12m/table8']) };
 
 /** Table 7, the CC3M benchmark: its own pre-training runs on pools without CC3M's held-out images. */
 export const table7 = { ...table7Module, ...tableApi(TABLES['cc12m/table7']) };
 
 /** Tables 6 and 10 come from one run over the narratives (`run`); `rows` is Table 10's, `table6.rows` Table 6's. */
-export const table10 = { ...tables6and10Module, ...tableApi(TABLES['cc12m/tables6-10']) };
-export const table6 = { ...table10, rows: tables6and10Module.table6Rows };
+export const table10 = { ...tables6and10Module, ...tables6and10ReportModule, ...tableApi(TABLES['cc12m/tables6-10']) };
+export const table6 = { ...table10, rows: tables6and10ReportModule.table6Rows };

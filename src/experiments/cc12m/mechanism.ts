@@ -13,7 +13,8 @@ import * as path from 'path';
 import { readPredictions, PREDICTIONS_DIR } from '../../runs/layout';
 import { readEvalImages } from '../../train/data';
 import { readJsonFile } from '../../util/json';
-import { mentionCounts, readPool } from '../world-check';
+import { readPool } from '../world-check';
+import { mentionCounts } from '../world-stats';
 import type { Table3Result } from './table3';
 
 /** One concept of the nocaps-like val images, for one pre-training pool. */

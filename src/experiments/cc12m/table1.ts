@@ -43,7 +43,7 @@ export function readFunnels(inputs: Inputs): Partial<Record<Pool, FunnelStage[]>
         throw new InputError(file, `line ${i + 1}: not a JSON funnel stage`);
       }
     });
-    // the CC12M-like pool then drops the CC3M-like pool's images (runner.ts, CC12M §3): the funnel's last stage
+    // the CC12M-like pool then drops the CC3M-like pool's images (inputs.ts, CC12M §3): the funnel's last stage
     const disjoint = path.join(path.dirname(inputs.pools[pool]), 'overlap.json');
     if (pool === 'cc12m' && fs.existsSync(disjoint)) out[pool].push(disjointStage(disjoint));
   }

@@ -7,10 +7,11 @@
 import { paperNumbers } from '../../report/paper';
 import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
-import { ExperimentOptions, ExperimentResult, runExperiment, Variant } from '../runner';
+import type { ExperimentOptions } from '../options';
+import { ExperimentResult, runExperiment, Variant } from '../runner';
 import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
 import { differences, seedRowsWithPaper } from '../seeds';
-import { seedIntervals, withPerImage, type WithPerImage } from './table3';
+import { seedIntervals, withPerImage, type WithPerImage } from './per-image';
 
 /** Table 12's rows with their per-image CIDEr-D (for the claims' bootstrap intervals). */
 export type Table12Result = WithPerImage<ExperimentResult>;

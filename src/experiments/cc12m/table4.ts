@@ -3,7 +3,7 @@
  * COCO) on nocaps val **and test**, CIDEr and SPICE per domain (in / near / out / overall), as the
  * nocaps evaluation server reports them; and the test submission file the server takes.
  *
- * Nothing is trained or decoded here: Table 3 (src/experiments/table3.ts) already captioned nocaps
+ * Nothing is trained or decoded here: Table 3 (src/experiments/cc12m/table3.ts) already captioned nocaps
  * val and test with each row's fine-tuning checkpoint chosen on val, and stored the captions in
  * `runs/<finetune run>/predictions/nocaps-{val,test}.json` with their references and domains. This
  * module scores those stored predictions again with CIDEr-D and cckit's SPICE (src/metrics/spice.ts,
