@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
+import { claimRows } from '../src/experiments/claims';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import {
   benchmarkImages,
-  table7Claims,
+  table7ClaimList,
   table7Files,
   table7FinetuneConfig,
   table7PretrainConfig,
@@ -168,7 +169,7 @@ const result = (seed: number, test: Record<string, number>): Table7Result => ({
 
 test('table7Claims and table7Rows: per-seed signs give the verdicts; mean ± std; the paper column is n/a', () => {
   const perSeed = [result(0, { none: 30, cc3m: 35, cc12m: 40 }), result(1, { none: 30, cc3m: 28, cc12m: 33 })];
-  const claims = table7Claims(perSeed);
+  const claims = claimRows(table7ClaimList(perSeed));
   assert.deepEqual(
     claims.map((c) => [c.claim, c['measured (per seed)'], c.here]),
     [

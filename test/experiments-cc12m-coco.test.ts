@@ -1,9 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
+import { claimRows } from '../src/experiments/claims';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { cocoTestScores, table5Claims, table5Rows, COCO_TEST_SPLIT, type Table5Result } from '../src/experiments/cc12m/table5';
+import { cocoTestScores, table5ClaimList, table5Rows, COCO_TEST_SPLIT, type Table5Result } from '../src/experiments/cc12m/table5';
 import { evaluate } from '../src/metrics/evaluate';
 
 const items = [
@@ -57,7 +58,7 @@ test('table5Claims and table5Rows: verdicts from the per-seed signs; the paper c
     result(0, { none: 50, cc3m: 55, cc12m: 52 }, { none: 20, cc3m: 25, cc12m: 40 }),
     result(1, { none: 50, cc3m: 48, cc12m: 53 }, { none: 22, cc3m: 24, cc12m: 30 }),
   ];
-  const claims = table5Claims(perSeed);
+  const claims = claimRows(table5ClaimList(perSeed));
   const verdict = (prefix: string) => claims.find((c) => c.claim.startsWith(prefix))!.here;
   assert.equal(verdict('pre-training on cc3m'), 'within noise'); // +5, −2
   assert.equal(verdict('pre-training on cc12m'), 'holds'); // +2, +3

@@ -4,12 +4,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { claimRows } from '../src/experiments/claims';
 
 import { perImageOfRows } from '../src/experiments/cc12m/per-image';
 import type { Table3Result } from '../src/experiments/cc12m/table3';
 import {
   table3ClaimList,
-  table3Claims,
   table3DataRows,
   table3RateRows,
   table3Figure,
@@ -63,7 +63,7 @@ test('claims are verdicts over every seed: a gain on one seed and a loss on the 
   assert.equal(byText.get('zero-shot, CC3M scores above CC12M')!.verdict, 'holds');
   assert.equal(byText.get('fine-tuning on COCO beats zero-shot (CC12M)')!.verdict, 'holds');
   assert.equal(claims.length, 11);
-  const rows = table3Claims([seedResult(0, 8), seedResult(1, 9)]);
+  const rows = claimRows(table3ClaimList([seedResult(0, 8), seedResult(1, 9)]));
   assert.equal(rows.find((r) => r.claim === 'CC12M beats CC3M out of domain')!.here, 'holds');
   assert.equal(rows.find((r) => r.claim === 'CC12M beats CC3M out of domain')!['measured (per seed)'], '+8.0, +9.0');
 });
@@ -275,7 +275,7 @@ test('with per-image scores every claim carries a bootstrap interval per seed, a
   // the interval's estimate is the claim's difference (the per-image means are the row's scores)
   assert.ok(Math.abs(out!.intervals![0]!.estimate! - 8) < 1e-9);
   assert.match(
-    table3Claims([withNoise(seedResult(0, 8), 1)]).find((r) => r.claim === 'CC12M beats CC3M out of domain')!['measured (per seed)'],
+    claimRows(table3ClaimList([withNoise(seedResult(0, 8), 1)])).find((r) => r.claim === 'CC12M beats CC3M out of domain')!['measured (per seed)'],
     /^\+8\.0 \[\+\d/,
   );
   const lead = quiet.find((c) => c.claim === "CC12M's gain over CC3M is largest out of domain")!;

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
+import { claimRows } from '../src/experiments/claims';
 import * as tf from '@tensorflow/tfjs';
 
 import { RECIPES } from '../src/experiments/recipe';
@@ -34,7 +35,7 @@ import {
 } from '../src/experiments/cc12m/table8';
 import {
   TABLE8_NO_PAPER,
-  table8Claims,
+  table8ClaimList,
   table8Differences,
   table8Figure,
   table8Paper,
@@ -337,7 +338,7 @@ test('table8Rows / table8Claims: mean ± std over seeds, paper cells or n/a, ver
   assert.equal(rows.find((r) => r['pre-training'] === 'cc3m' && r.setting === 'zero-shot')!['paper text→image R@1'], '35.4');
 
   assert.deepEqual(table8Differences(seeds, 'cc12m', 'cc3m'), [10, 16]);
-  const claims = table8Claims(seeds);
+  const claims = claimRows(table8ClaimList(seeds));
   const verdict = (c: string) => claims.find((x) => x.claim === c)?.here;
   assert.equal(verdict('fine-tuned, text→image R@1: CC3M > none'), 'holds');
   assert.equal(verdict('fine-tuned, text→image R@1: CC12M > CC3M'), 'holds');
@@ -354,7 +355,7 @@ test('table8Rows / table8Claims: mean ± std over seeds, paper cells or n/a, ver
     claims.find((x) => x.claim === 'fine-tuned, image→text R@1: CC12M > CC3M')!.paper,
     `${TABLE8_NO_PAPER} (the paper's claim: text→image 70.2 vs 61.1)`,
   );
-  const reversed = table8Claims([result(0, { none: 30, cc3m: 20, cc12m: 10, 'cc3m+cc12m': 5 }, { cc3m: 5, cc12m: 1 })]);
+  const reversed = claimRows(table8ClaimList([result(0, { none: 30, cc3m: 20, cc12m: 10, 'cc3m+cc12m': 5 }, { cc3m: 5, cc12m: 1 })]));
   assert.equal(reversed.find((x) => x.claim === 'fine-tuned, image→text R@1: CC12M > CC3M')!.here, 'does not hold');
   assert.equal(reversed.find((x) => x.claim === 'fine-tuned, text→image R@1: CC3M+CC12M ≥ CC12M')!.here, 'does not hold');
 

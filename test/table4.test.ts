@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
+import { claimRows } from '../src/experiments/claims';
 
 import { evaluateRun } from '../src/decode/evaluate-run';
 import { evaluateByDomain, type CaptionCase } from '../src/metrics/evaluate';
@@ -25,7 +26,7 @@ import {
   rankAgreement,
   rankVerdict,
   splitScores,
-  table4Claims,
+  table4ClaimList,
   table4Differences,
   table4Paper,
   table4Rows,
@@ -248,7 +249,7 @@ test('claims: verdicts from the per-seed differences, paper column from paper-nu
   ];
   assert.deepEqual(table4Differences(seeds, 'cc12m', 'cc3m', 'test'), [6, 4]);
   assert.deepEqual(table4Differences(seeds, 'cc12m', 'cc3m', 'test', 'out', 'SPICE'), [5, -2]);
-  const claims = table4Claims(seeds);
+  const claims = claimRows(table4ClaimList(seeds));
   const verdict = (start: string) => {
     const c = claims.find((x) => x.claim.startsWith(start));
     assert.ok(c, start);

@@ -8,7 +8,7 @@ import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import type { ExperimentOptions } from '../options';
 import { ExperimentResult, runExperiment, Variant } from '../runner';
-import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { claimOver, type Claim } from '../claims';
 import { differences, spreadRowsWithGrounding } from '../seeds';
 import { seedIntervals, withPerImage, type WithPerImage } from './per-image';
 
@@ -75,8 +75,4 @@ export function fig6ClaimList(perSeed: readonly Fig6Result[]): Claim[] {
     claim('100% of CC12M is above 50%', 'more is better', D(at('100%'), at('50%'))),
     claim('50% of CC12M is above 25%', 'more is better', D(at('50%'), at('25%'))),
   ];
-}
-
-export function fig6Claims(perSeed: readonly Fig6Result[]): ClaimRow[] {
-  return claimRows(fig6ClaimList(perSeed));
 }

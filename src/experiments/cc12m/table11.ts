@@ -8,7 +8,7 @@ import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import type { ExperimentOptions } from '../options';
 import { ExperimentResult, runExperiment, Variant } from '../runner';
-import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { claimOver, type Claim } from '../claims';
 import { differences, seedRowsWithPaper } from '../seeds';
 import { seedIntervals, withPerImage, type WithPerImage } from './per-image';
 
@@ -68,8 +68,4 @@ export function table11ClaimList(perSeed: readonly Table11Result[]): Claim[] {
       ...(leadIntervals ? { intervals: leadIntervals } : {}),
     }),
   ];
-}
-
-export function table11Claims(perSeed: readonly Table11Result[]): ClaimRow[] {
-  return claimRows(table11ClaimList(perSeed));
 }

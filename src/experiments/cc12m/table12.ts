@@ -9,7 +9,7 @@ import type { AblationSection, Recipe } from '../recipe';
 import { scoreRows } from '../report';
 import type { ExperimentOptions } from '../options';
 import { ExperimentResult, runExperiment, Variant } from '../runner';
-import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { claimOver, type Claim } from '../claims';
 import { differences, seedRowsWithPaper } from '../seeds';
 import { seedIntervals, withPerImage, type WithPerImage } from './per-image';
 
@@ -64,8 +64,4 @@ export function table12ClaimList(perSeed: readonly Table12Result[]): Claim[] {
     claim('IC+MOC beats IC', `${paper['ic+moc']} vs ${paper.ic}`, 'IC+MOC', 'IC (cc12m)'),
     claim('IC+VLM does not beat IC (IC ahead)', `${paper.ic} vs ${paper['ic+vlm']}`, 'IC (cc12m)', 'IC+VLM'),
   ];
-}
-
-export function table12Claims(perSeed: readonly Table12Result[]): ClaimRow[] {
-  return claimRows(table12ClaimList(perSeed));
 }

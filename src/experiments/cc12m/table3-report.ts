@@ -9,7 +9,7 @@ import { formatTable } from '../../report/table';
 import { readEvalImages } from '../../train/data';
 import { fmt } from '../report';
 import type { ResultRow } from '../runner';
-import { claimOver, claimRows, type Claim, type ClaimRow } from '../claims';
+import { claimOver, type Claim } from '../claims';
 import { differences, formatSpread, groundingPick, PICKS, spread, spreadByLabel, type RowPick, type Spread } from '../seeds';
 import { seedIntervals, type RowScoreOnDraw } from './per-image';
 import type { Table3Result } from './table3';
@@ -301,10 +301,6 @@ export function table3ClaimList(perSeed: readonly Table3Result[]): Claim[] {
     claim('test: CC12M beats CC3M out of domain', valOnly, D('cc12m', 'cc3m', 'out', 'test')),
     claim("test: CC12M's gain over CC3M is largest out of domain", valOnly, outLead('test')),
   ];
-}
-
-export function table3Claims(perSeed: readonly Table3Result[]): ClaimRow[] {
-  return claimRows(table3ClaimList(perSeed));
 }
 
 /**

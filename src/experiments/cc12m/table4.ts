@@ -26,7 +26,7 @@ import type { PretrainSource } from '../recipe';
 import type { Scores } from '../runner';
 import { DOMAIN_KEYS, formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
-import { claimOver, claimRows, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type ClaimRow, type RankAgreement } from '../claims';
+import { claimOver, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type RankAgreement } from '../claims';
 import type { Table3Result } from './table3';
 
 export const TABLE4_SPLITS = ['val', 'test'] as const;
@@ -220,8 +220,6 @@ export function table4RankAgreement(
   );
 }
 
-export type Table4Claim = ClaimRow;
-
 /**
  * The claims checked against the measured Table 4, verdicts computed over the seeds (src/experiments/
  * seeds.ts: "holds" when the difference has the claimed sign on every seed). The paper column gives
@@ -263,11 +261,6 @@ export function table4ClaimList(perSeed: readonly Table4Result[]): Claim[] {
       table4RankAgreement(perSeed, { split: 'val', domain: 'overall', metric: 'CIDEr' }, { split: 'test', domain: 'overall', metric: 'CIDEr' }),
     ),
   ];
-}
-
-/** The claims table of Table 4. */
-export function table4Claims(perSeed: readonly Table4Result[]): Table4Claim[] {
-  return claimRows(table4ClaimList(perSeed));
 }
 
 /** A plotly figure (the shape src/notebook's show.plot takes). */

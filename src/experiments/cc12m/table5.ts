@@ -28,7 +28,7 @@ import type { ExperimentOptions } from '../options';
 import { featuresOf } from '../runner';
 import { formatSpread, spread, type Spread } from '../seeds';
 import { seedMeanBar } from '../figures';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
+import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
 import type { Table3Result } from './table3';
 import { visualFromSpec } from '../visual';
 
@@ -140,8 +140,6 @@ export function table5Differences(perSeed: readonly Table5Result[], a: string, b
   );
 }
 
-export type Table5Claim = ClaimRow;
-
 /**
  * The claims: pre-training on each source helps on COCO-like test (CIDEr), and — the papers' mechanism —
  * CC12M's gain over no pre-training is larger out-of-domain on nocaps than on COCO (in-domain).
@@ -173,11 +171,6 @@ export function table5ClaimList(perSeed: readonly Table5Result[]): Claim[] {
     );
   }
   return claims;
-}
-
-/** The claims table of Table 5. */
-export function table5Claims(perSeed: readonly Table5Result[]): Table5Claim[] {
-  return claimRows(table5ClaimList(perSeed));
 }
 
 /**

@@ -37,7 +37,7 @@ import { featuresOf, trainWithReports } from '../runner';
 import { reportToParent, runJobInWorker } from '../workers';
 import { formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
+import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
 export const CC3M_DEV_SPLIT = 'cc3m-dev';
@@ -345,8 +345,6 @@ export function table7Rows(perSeed: readonly Table7Result[]): Record<string, str
   }));
 }
 
-export type Table7Claim = ClaimRow;
-
 /** Per seed, a − b in test CIDEr. */
 export function table7Differences(perSeed: readonly Table7Result[], a: string, b: string, metric: Table7Metric = 'CIDEr'): number[] {
   return perSeed.map((r) => (rowOf(r, a)?.test.scores[metric] ?? NaN) - (rowOf(r, b)?.test.scores[metric] ?? NaN));
@@ -361,11 +359,6 @@ export function table7ClaimList(perSeed: readonly Table7Result[]): Claim[] {
   if (labels.includes('cc3m') && labels.includes('cc12m'))
     claims.push(claim('cc12m', 'cc3m', 'CC12M pre-training beats CC3M pre-training on CC3M-like test (CIDEr)'));
   return claims;
-}
-
-/** The claims table of Table 7. */
-export function table7Claims(perSeed: readonly Table7Result[]): Table7Claim[] {
-  return claimRows(table7ClaimList(perSeed));
 }
 
 /** A plotly figure: dev and test CIDEr per pre-training source (mean over seeds, ± std). */

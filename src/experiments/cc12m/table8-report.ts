@@ -6,7 +6,7 @@ import { chanceRecall } from '../../metrics/retrieval';
 import { paperNumbers } from '../../report/paper';
 import { formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
-import { claimOver, claimRows, NO_PAPER_NUMBER, type Claim, type ClaimRow } from '../claims';
+import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
 import type { Table8Result, Table8Row } from './table8';
 
 export const TABLE8_DIRECTIONS = ['imageToText', 'textToImage'] as const;
@@ -77,8 +77,6 @@ export function table8Rows(perSeed: readonly Table8Result[]): Record<string, str
   return out;
 }
 
-export type Table8Claim = ClaimRow;
-
 /** Per seed, A − B of one setting, direction and K. */
 export function table8Differences(
   perSeed: readonly Table8Result[],
@@ -136,11 +134,6 @@ export function table8ClaimList(perSeed: readonly Table8Result[]): Claim[] {
     }),
   );
   return out;
-}
-
-/** The claims table of Table 8. */
-export function table8Claims(perSeed: readonly Table8Result[]): Table8Claim[] {
-  return claimRows(table8ClaimList(perSeed));
 }
 
 /**
