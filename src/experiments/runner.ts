@@ -23,11 +23,10 @@ import type { VisualProvider } from '../train/visual';
 import type { WorkerPort } from '../util/workers';
 import { captionSplitOnce, selectCheckpoint } from './evaluate';
 import { experimentImageKeys, poolSizes, prepareWorldInputs } from './inputs';
-import { runJobs } from './jobs';
 import type { ExperimentOptions } from './options';
 import { Inputs, Recipe, trainConfigFor } from './recipe';
 import { FeatureSpec, visualFromSpec } from './visual';
-import { runJobInWorker, reportToParent } from './workers';
+import { reportToParent, runInLanes } from './workers';
 
 export interface Variant {
   /** Row label ("cc12m", "mlm@0.4", "25% cc12m"); names its runs. */
@@ -260,11 +259,18 @@ export async function runVariants(recipe: Recipe, variants: readonly Variant[], 
   (options.say ?? (() => {}))(`visual features (${features.backbone}, ${features.mode}) for ${keys.length} images`);
   await visual.prepare(keys);
   const concurrency = options.concurrency ?? 2;
-  const results = await runJobs(variants, concurrency, (variant) => {
-    if (concurrency <= 1) return runVariant(recipe, variant, inputs, visual, { ...options, features });
-    const job: VariantJob = { recipe, variant, inputs, features, runsRoot: options.runsRoot, force: options.force };
-    return runJobInWorker(__filename, runVariantJob, job, options, variant.label);
-  });
+  const jobs = variants.map((variant): VariantJob => ({ recipe, variant, inputs, features, runsRoot: options.runsRoot, force: options.force }));
+  const results = await runInLanes(
+    jobs,
+    concurrency,
+    {
+      modulePath: __filename,
+      worker: runVariantJob,
+      here: (job) => runVariant(recipe, job.variant, inputs, visual, { ...options, features }),
+      label: (job) => job.variant.label,
+    },
+    options,
+  );
   return { inputs, results };
 }
 

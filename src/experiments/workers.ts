@@ -1,10 +1,12 @@
 /**
  * An experiment's jobs in worker threads (src/util/workers.ts), each with its own tfjs instance: `runJobInWorker`
  * starts one and relays its status lines, progress and log records to the parent's options; `reportToParent` is the
- * worker side's reporting options, posting every line to the parent.
+ * worker side's reporting options, posting every line to the parent; `runInLanes` is the one switch between running
+ * an experiment's jobs in this thread (one lane) and each in a worker thread of its own (several lanes).
  */
 import type { LogLine } from '../runs/layout';
 import { startWorker, type WorkerMain, type WorkerPort } from '../util/workers';
+import { runJobs } from './jobs';
 import type { ExperimentOptions } from './options';
 
 /** A job's say / progress / log lines, as a worker thread posts them to its parent. */
@@ -38,4 +40,21 @@ export async function runJobInWorker<J, R>(modulePath: string, main: WorkerMain<
   } finally {
     void worker.terminate();
   }
+}
+
+/** How one kind of job runs: here, with the experiment's own objects (one lane), or as `worker` in a thread of its own. */
+export interface Lanes<J, R> {
+  /** The module that exports `worker` (its `__filename`). */
+  modulePath: string;
+  worker: WorkerMain<J, Promise<R>>;
+  here: (job: J) => Promise<R>;
+  /** Names a job in a worker's failure. */
+  label: (job: J) => string;
+}
+
+/** The jobs `concurrency` at a time (`runJobs`, results in the jobs' order): in this thread with one lane, each in a worker thread with more. */
+export function runInLanes<J, R>(jobs: readonly J[], concurrency: number, lanes: Lanes<J, R>, options: ExperimentOptions): Promise<R[]> {
+  return runJobs(jobs, concurrency, (job) =>
+    concurrency > 1 ? runJobInWorker(lanes.modulePath, lanes.worker, job, options, lanes.label(job)) : lanes.here(job),
+  );
 }

@@ -29,12 +29,11 @@ import { cocoTestScores, type Table5Metric } from './table5';
 import { DEFAULT_URL_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-stats';
 import { captionSplitOnce, selectCheckpoint } from '../evaluate';
-import { runJobs } from '../jobs';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { experimentImageKeys, prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { featuresOf, trainWithReports } from '../runner';
-import { reportToParent, runJobInWorker } from '../workers';
+import { reportToParent, runInLanes } from '../workers';
 import { formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
 import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
@@ -309,10 +308,16 @@ export async function runTable7(recipe: Recipe, options: Table7Options = {}): Pr
   const order = [...labels].sort((a, b) => sourcesOf(b).length - sourcesOf(a).length);
   const jobs: Table7Job[] = order.map((label) => ({ recipe, label, inputs, files, features, runsRoot: options.runsRoot, force: options.force }));
   const concurrency = options.concurrency ?? 2;
-  const rows = await runJobs(jobs, concurrency, (job) =>
-    concurrency > 1
-      ? runJobInWorker(__filename, table7Job, job, options, `table 7 ${job.label}`)
-      : runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, options),
+  const rows = await runInLanes(
+    jobs,
+    concurrency,
+    {
+      modulePath: __filename,
+      worker: table7Job,
+      here: (job) => runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, options),
+      label: (job) => `table 7 ${job.label}`,
+    },
+    options,
   );
   const count = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
   return {

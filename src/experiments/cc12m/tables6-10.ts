@@ -39,12 +39,11 @@ import { readJsonFile } from '../../util/json';
 import type { WorkerPort } from '../../util/workers';
 import { captionSplitOnce } from '../evaluate';
 import { experimentImageKeys, poolSizes, prepareWorldInputs, worldRoot } from '../inputs';
-import { runJobs } from '../jobs';
 import type { ExperimentOptions } from '../options';
 import { stageFrom, trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type Table6Init } from '../recipe';
 import { featuresOf, pretrainConfig, runVariant, runVariantJob, trainWithReports, type ResultRow, type Variant } from '../runner';
 import { visualFromSpec, type FeatureSpec } from '../visual';
-import { reportToParent, runJobInWorker } from '../workers';
+import { reportToParent, runInLanes } from '../workers';
 
 /** The paper's maximum caption length for narratives (paper-numbers.json: model.max_len_narratives). */
 export const PAPER_NARRATIVES_MAX_LEN = 180;
@@ -324,7 +323,17 @@ export async function runNarratives(recipe: Recipe, options: ExperimentOptions):
       .map(table10),
   ];
   const concurrency = options.concurrency ?? 2;
-  const results = await runJobs(jobs, concurrency, (job) => (concurrency > 1 ? inWorker(job, options) : runJob(job, options)));
+  const results = await runInLanes(
+    jobs,
+    concurrency,
+    {
+      modulePath: __filename,
+      worker: narrativesJob,
+      here: (job) => runJob(job, options),
+      label: (job) => (job.kind === 'table6' ? `table 6 ${job.init}` : `table 10 ${job.variant.label}`),
+    },
+    options,
+  );
   const rows10 = results.filter((_, i) => jobs[i]!.kind === 'table10') as ResultRow[];
   const rows6 = results.filter((_, i) => jobs[i]!.kind === 'table6') as Table6Row[];
   const lengths = readEvalImages({ path: files.source }).flatMap((i) => i.references.map((r) => captionTokens(r).length));
@@ -338,9 +347,4 @@ export async function runNarratives(recipe: Recipe, options: ExperimentOptions):
     narratives: { ...files.counts, tokenCap: cap, longest: Math.max(...lengths), cut: lengths.filter((n) => n > cap).length },
     seconds: (Date.now() - started) / 1000,
   };
-}
-
-function inWorker(job: Job, options: ExperimentOptions): Promise<JobResult> {
-  const label = job.kind === 'table6' ? `table 6 ${job.init}` : `table 10 ${job.variant.label}`;
-  return runJobInWorker(__filename, narrativesJob, job, options, label);
 }

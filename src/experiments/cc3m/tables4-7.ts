@@ -33,10 +33,9 @@ import type { TrainConfig } from '../../train/trainer';
 import type { WorkerPort } from '../../util/workers';
 import type { CaptionerFeatures, Recipe } from '../recipe';
 import { captionSplitOnce, selectCheckpoint, splitCaptioned } from '../evaluate';
-import { runJobs } from '../jobs';
 import { trainWithReports } from '../runner';
 import { visualFromSpec, type FeatureSpec } from '../visual';
-import { reportToParent, runJobInWorker } from '../workers';
+import { reportToParent, runInLanes } from '../workers';
 import {
   CAPTIONER_METRICS,
   CAPTIONER_TESTS,
@@ -275,8 +274,11 @@ export async function runCc3mCaptioners(recipe: Recipe, options: CaptionerOption
   const cost = (v: CaptionerVariant) => (v.features === '8x8' ? (v.model === 'RNN' ? 0 : 1) : 2);
   const order = jobs.map((_, i) => i);
   if (concurrency > 1) order.sort((a, b) => cost(jobs[a]!.variant) - cost(jobs[b]!.variant) || a - b);
-  const ran = await runJobs(order, concurrency, (i) =>
-    concurrency > 1 ? runJobInWorker(__filename, captionerVariantJob, jobs[i]!, hooks, jobs[i]!.variant.label) : runCaptionerVariant(jobs[i]!, hooks),
+  const ran = await runInLanes(
+    order.map((i) => jobs[i]!),
+    concurrency,
+    { modulePath: __filename, worker: captionerVariantJob, here: (job) => runCaptionerVariant(job, hooks), label: (job) => job.variant.label },
+    hooks,
   );
   const rows: CaptionerRow[] = new Array(jobs.length);
   order.forEach((job, k) => (rows[job] = ran[k]!));
