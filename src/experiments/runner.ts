@@ -18,7 +18,7 @@ import { rejudgeRun } from '../decode';
 import { JUDGE_VERSION } from '../metrics/grounding';
 import { ScoresFile, readScores } from '../runs/layout';
 import { EvalImage, readEvalImages } from '../train/data';
-import { train, TrainConfig } from '../train/trainer';
+import { train, type TrainConfig, type TrainedRun } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import type { WorkerPort } from '../util/workers';
 import { captionSplitOnce, selectCheckpoint } from './evaluate';
@@ -147,6 +147,18 @@ export function trainWithReports(cfg: TrainConfig, visual: VisualProvider, optio
     onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
     progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
   });
+}
+
+/** A row's two stages, each trained or reused: its pre-training (when it has one), then the stage that starts from that run's folder. */
+export async function trainAfterPretraining(
+  pretrain: TrainConfig | undefined,
+  then: (pretrainDir: string | undefined) => TrainConfig,
+  visual: VisualProvider,
+  options: ExperimentOptions,
+): Promise<{ pretrainDir?: string; config: TrainConfig; run: TrainedRun }> {
+  const pretrainDir = pretrain ? (await trainWithReports(pretrain, visual, options)).dir : undefined;
+  const config = then(pretrainDir);
+  return { ...(pretrainDir ? { pretrainDir } : {}), config, run: await trainWithReports(config, visual, options) };
 }
 
 /** One row: pre-train (unless no sources), optionally evaluate zero-shot, fine-tune on COCO, evaluate on nocaps val. */

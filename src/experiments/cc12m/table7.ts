@@ -32,7 +32,7 @@ import { captionSplitOnce, selectCheckpoint } from '../evaluate';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { experimentImageKeys, prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
-import { featuresOf, trainWithReports } from '../runner';
+import { featuresOf, trainAfterPretraining } from '../runner';
 import { reportToParent, runInLanes } from '../workers';
 import { formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
@@ -215,11 +215,9 @@ export async function runTable7Row(
   options: ExperimentOptions,
 ): Promise<Table7Row> {
   const visual = await visualFromSpec(features);
-  const run = (cfg: TrainConfig) => trainWithReports(cfg, visual, options);
   const pretrain = table7PretrainConfig(recipe, label, files, inputs);
-  const pretrainRun = pretrain ? (await run(pretrain)).dir : undefined;
-  const cfg = table7FinetuneConfig(recipe, label, files, inputs, pretrainRun);
-  const fine = await run(cfg);
+  const trained = await trainAfterPretraining(pretrain, (dir) => table7FinetuneConfig(recipe, label, files, inputs, dir), visual, options);
+  const { pretrainDir: pretrainRun, config: cfg, run: fine } = trained;
   const splits = {
     dev: JSON.parse(fs.readFileSync(files.dev, 'utf8')) as EvalImage[],
     test: JSON.parse(fs.readFileSync(files.test, 'utf8')) as EvalImage[],

@@ -41,7 +41,7 @@ import { captionSplitOnce } from '../evaluate';
 import { experimentImageKeys, poolSizes, prepareWorldInputs, worldRoot } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { stageFrom, trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type Table6Init } from '../recipe';
-import { featuresOf, pretrainConfig, runVariant, runVariantJob, trainWithReports, type ResultRow, type Variant } from '../runner';
+import { featuresOf, pretrainConfig, runVariant, runVariantJob, trainAfterPretraining, type ResultRow, type Variant } from '../runner';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 import { reportToParent, runInLanes } from '../workers';
 
@@ -234,11 +234,9 @@ export async function runTable6Row(
   options: ExperimentOptions,
 ): Promise<Table6Row> {
   const visual = await visualFromSpec(features);
-  const run = (cfg: TrainConfig) => trainWithReports(cfg, visual, options);
-  let pretrainRun: string | undefined;
-  if (init !== 'none') pretrainRun = (await run(pretrainConfig(recipe, { label: init, sources: [init] }, inputs)!)).dir;
-  const cfg = table6Config(recipe, init, files, pretrainRun);
-  const fine = await run(cfg);
+  const pretrain = init === 'none' ? undefined : pretrainConfig(recipe, { label: init, sources: [init] }, inputs);
+  const trained = await trainAfterPretraining(pretrain, (dir) => table6Config(recipe, init, files, dir), visual, options);
+  const { pretrainDir: pretrainRun, config: cfg, run: fine } = trained;
   const decode = narrativesDecode(recipe);
   const images = readEvalImages({ path: files.test, imageRoot: files.imageRoot });
   await captionSplitOnce(fine.dir, images, visual, {
