@@ -23,7 +23,7 @@ export { TransformerCaptioner, TRANSFORMER_SIZES } from './models/transformer';
 export { LstmCaptioner, LSTM_SIZES } from './models/lstm';
 export { MatchingModel } from './models/matching';
 export { captionSplit, captionSplitOnce, selectCheckpoint } from './experiments/evaluate';
-export { RECIPES, TABLE3_SOURCES, trainConfigFor, type Recipe, type StageRecipe, type Inputs } from './experiments/recipe';
+export { RECIPES, TABLE3_SOURCES, trainConfigFor, withSetting, type Recipe, type StageRecipe, type Inputs } from './experiments/recipe';
 export { runJobs } from './experiments/jobs';
 export { runVariants, runVariant, runExperiment, type Variant, type ResultRow, type ExperimentResult } from './experiments/runner';
 export { prepareWorldInputs } from './experiments/inputs';
@@ -33,6 +33,8 @@ export * as claims from './experiments/claims';
 /** The papers' experiments, one namespace per table: `cckit.cc12m.table3.run(recipe, options)`, `.rows`, `.claims`, `.figure`. */
 export * as cc12m from './experiments/cc12m';
 export * as cc3m from './experiments/cc3m';
+/** Every table by its `cckit table` name (`cc12m/table3`, `cc3m/tables4-7`, …): `tableNamed(name).run(recipe, options)`. */
+export { TABLES, tableNamed, tableJson, type TableDefinition } from './experiments/tables';
 export { visualFromSpec, type FeatureSpec } from './experiments/visual';
 export { worldCheck } from './experiments/world-check';
 export { formatWorldCheck, type WorldCheckResult, type StatisticResult } from './experiments/world-verdicts';
