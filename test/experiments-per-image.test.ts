@@ -18,7 +18,8 @@ import { narrativesPerImage, type Table6Row } from '../src/experiments/cc12m/tab
 import type { ResultRow } from '../src/experiments/runner';
 import { perImageOfSplits, SAME_SCORES } from '../src/experiments/split-per-image';
 import { TABLES } from '../src/experiments/tables';
-import { scoreCases } from '../src/decode/evaluate-run';
+import { evaluateRun, scoreCases } from '../src/decode/evaluate-run';
+import { readScores } from '../src/runs/layout';
 import { ciderMeans } from '../src/metrics/bootstrap';
 import type { CaptionCase } from '../src/metrics/evaluate';
 import { retrievalRanks, retrievalRecall } from '../src/metrics/retrieval';
@@ -88,6 +89,21 @@ test('perImageOfSplits: kept where the per-image mean is the reported CIDEr; a n
   assert.match(notes[0]!, /^b test \(off coco-test\): the stored captions score [\d.]+, the row [\d.]+$/);
   assert.match(notes[1]!, /^c test \(missing coco-test\): no stored captions$/);
   assert.match(notes[2]!, /^d test \(bare coco-test\): image 1 has no stored references$/);
+});
+
+test('perImageOfSplits on captions and scores evaluateRun wrote (as every table stores them): the mean is the stored corpus CIDEr-D', () => {
+  const runs = runsRoot();
+  for (const [run, split, c] of [
+    ['numeric', 'cc3m-test', cases(6, 12)],
+    ['named', 'narratives-test', cases(4, 13).map((x, i) => ({ ...x, imageId: `img-${i}` }))],
+  ] as const) {
+    evaluateRun(c, { runDir: path.join(runs, run), split, metrics: ['bleu', 'rouge', 'cider'] });
+    const stored = 100 * readScores(path.join(runs, run), split)!.corpus.CIDEr!;
+    const { perImage, notes } = perImageOfSplits([{ row: run, key: 'test', run, split, cider: stored }], runs);
+    assert.deepEqual(notes, []);
+    assert.equal(perImage[run]!.test!.ids.length, 10);
+    close(100 * ciderMeans(perImage[run]!.test!).overall, stored);
+  }
 });
 
 test("CC12M Table 5: each row's COCO-like test per-image scores, or a note", () => {

@@ -24,7 +24,8 @@
  * at real files instead (pools, and Flickr-style COCO-format train and test).
  *
  * A row's recalls are stored in its fine-tuning run (`retrieval.json`, with the test set's digest)
- * and read back when the test set is unchanged.
+ * and read back when the test set is unchanged; each query's rank behind them beside it (`retrieval-ranks.json`),
+ * from which the result keeps every query's hit or miss per direction and K (`perQuery`).
  *
  * This module runs the table (inputs, run configs, scoring, the run); table8-report.ts reports it (rows, claims,
  * figure).
