@@ -2,8 +2,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { bootstrapCaptioners, ciderMeans, pairedBootstrap, perImageCider, stratifiedBootstrap, type PerImageCider } from '../src/metrics/bootstrap';
-import { evaluateByDomain, type CaptionCase } from '../src/metrics/evaluate';
+import {
+  bootstrapCaptioners,
+  ciderMeans,
+  pairedBootstrap,
+  perImageCider,
+  splitPerImageCider,
+  stratifiedBootstrap,
+  type PerImageCider,
+} from '../src/metrics/bootstrap';
+import { evaluate, evaluateByDomain, type CaptionCase } from '../src/metrics/evaluate';
 import { claimOver, claimRows, verdictWithIntervals } from '../src/experiments/claims';
 import { seededRandom } from '../src/util/random';
 
@@ -183,4 +191,58 @@ test('a claim with intervals on every seed uses them; with some missing, the sig
   const none = claimOver('A beats B', 'p', [3, 1], { intervals: [undefined, undefined] });
   assert.equal(none.intervals, undefined, 'no interval at all: as without intervals');
   assert.equal(claimRows([none])[0]!['measured (per seed)'], '+3.0, +1.0');
+});
+
+// ------------------------------------------------------------------ splits without domains: one stratum
+
+test('per-image CIDEr-D of a split without domains: its mean is the corpus score; domains only where every image has one', () => {
+  const plain = cases(3).map(({ domain: _domain, ...c }) => c);
+  const scores = splitPerImageCider(plain);
+  assert.equal(scores.domains, undefined);
+  assert.equal(scores.withinDomain, undefined);
+  assert.deepEqual(
+    scores.ids,
+    plain.map((c) => c.imageId),
+  );
+  const means = ciderMeans(scores);
+  assert.ok(Math.abs(means.overall - evaluate(plain, { metrics: ['cider'] }).corpus.CIDEr!) < 1e-12);
+  assert.ok(Number.isNaN(means.in) && Number.isNaN(means.near) && Number.isNaN(means.out), 'no domain means');
+  // with domains it is perImageCider's, bit for bit
+  assert.deepEqual(splitPerImageCider(cases(3)), perImageCider(cases(3)));
+  assert.throws(() => splitPerImageCider([...cases(3).slice(0, 2), plain[2]!]), /1 of 3 images have no domain/);
+});
+
+test('captioners on a split without domains: one stratum, "overall" only; the estimate is the corpus difference', () => {
+  const plain = (seed: number) => cases(seed).map(({ domain: _domain, ...c }) => c);
+  const a = splitPerImageCider(plain(1));
+  const b = splitPerImageCider(plain(2));
+  const diff = bootstrapCaptioners({ a, b }, (score) => score('a', 'overall') - score('b', 'overall'), { seed: 4 })!;
+  assert.ok(Math.abs(diff.estimate - 100 * (ciderMeans(a).overall - ciderMeans(b).overall)) < 1e-9);
+  assert.ok(diff.low <= diff.estimate && diff.estimate <= diff.high);
+  assert.deepEqual(
+    bootstrapCaptioners({ a, b }, (score) => score('a', 'overall') - score('b', 'overall'), { seed: 4 }),
+    diff,
+    'deterministic',
+  );
+  // every image in one stratum: the same as a paired bootstrap of the per-image scores
+  const paired = pairedBootstrap(
+    a.overall.map((x) => 100 * x),
+    b.overall.map((x) => 100 * x),
+    { seed: 4 },
+  );
+  assert.ok(Math.abs(paired.low - diff.low) < 1e-9 && Math.abs(paired.high - diff.high) < 1e-9);
+  // no domain to read: no interval
+  assert.equal(
+    bootstrapCaptioners({ a, b }, (score) => score('a', 'out') - score('b', 'out'), { seed: 4 }),
+    undefined,
+  );
+  // a nocaps captioner beside one without domains: its overall scores serve, its domains are not read
+  const withDomains = perImageCider(cases(2));
+  const mixed = bootstrapCaptioners({ a, b: withDomains }, (score) => score('a', 'overall') - score('b', 'overall'), { seed: 4 })!;
+  assert.ok(Math.abs(mixed.estimate - 100 * (ciderMeans(a).overall - ciderMeans(withDomains).overall)) < 1e-9);
+  assert.equal(
+    bootstrapCaptioners({ b: withDomains, a }, (score) => score('b', 'in') - score('a', 'in'), { seed: 4 }),
+    undefined,
+    'a has no domains',
+  );
 });

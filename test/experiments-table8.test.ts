@@ -22,6 +22,7 @@ import { listCheckpoints } from '../src/train/checkpoint';
 import { DistinctImageStream, type EvalImage } from '../src/train/data';
 import { train, type TrainConfig } from '../src/train/trainer';
 import type { VisualProvider } from '../src/train/visual';
+import { hitsAt } from '../src/metrics/retrieval';
 import { paperNumbers } from '../src/report/paper';
 import {
   scoreMatchingRun,
@@ -217,8 +218,13 @@ test('a matching run is an ordinary trainer run: it learns a toy matching task, 
     'the vlm loss is the whole loss',
   );
   assert.ok(losses[2]!.loss!.vlm! < 0.5 * losses[0]!.loss!.vlm!, `loss falls: ${losses.map((l) => l.loss!.vlm!.toFixed(2)).join(' → ')}`);
-  const { recalls: after, temperature } = await scoreMatchingRun(run.dir, visual, set, 8);
+  const { recalls: after, ranks, temperature } = await scoreMatchingRun(run.dir, visual, set, 8);
   assert.ok(temperature > 0 && temperature < 1, `temperature ${temperature}`);
+  // the per-query ranks behind the recalls: one per image and one per caption, each K's hits averaging to the recall
+  assert.deepEqual([ranks.imageToText.length, ranks.textToImage.length], [set.length, set.length * 2]);
+  for (const d of ['imageToText', 'textToImage'] as const)
+    for (const k of [1, 5, 10])
+      assert.equal(100 * (hitsAt(ranks[d], k).reduce((a, b) => a + b, 0) / ranks[d].length), after[d][`R@${k}` as 'R@1'], `${d} R@${k}`);
   // chance: text→image R@1 = 1/12 ≈ 8.3, image→text R@1 = 2/24
   assert.ok(after.textToImage['R@1'] >= 90, `text→image R@1 ${after.textToImage['R@1']}`);
   assert.ok(after.imageToText['R@1'] >= 90, `image→text R@1 ${after.imageToText['R@1']}`);

@@ -92,6 +92,8 @@ export function tableApi<R>(definition: TableDefinition<R>): TableApi<R> {
 
 /** A result without its per-image scores (hundreds of numbers per split: they serve the claims' intervals). */
 const withoutPerImage = <R extends object>(result: R): unknown => ({ ...result, perImage: undefined });
+/** A retrieval result without its per-query hits (one number per test image or caption, per direction and K). */
+const withoutPerQuery = <R extends object>(result: R): unknown => ({ ...result, perQuery: undefined });
 
 /** Rows of single-seed tables over seeds: one seed's as they are, several with a `seed` column first. */
 function overSeedsRows<R>(
@@ -155,6 +157,7 @@ const table4: TableDefinition<Table4Result> = {
   tables: (perSeed) => ({ table4: table4Rows(perSeed) }),
   claimList: table4ClaimList,
   figure: (perSeed) => table4Figure(perSeed, 'test'),
+  json: withoutPerImage,
 };
 
 const table5: TableDefinition<Table5Result> = {
@@ -164,6 +167,7 @@ const table5: TableDefinition<Table5Result> = {
   tables: (perSeed) => ({ table5: table5Rows(perSeed) }),
   claimList: table5ClaimList,
   figure: table5Figure,
+  json: withoutPerImage,
 };
 
 const tables6and10: TableDefinition<NarrativesResult> = {
@@ -174,6 +178,7 @@ const tables6and10: TableDefinition<NarrativesResult> = {
   claimList: narrativesClaimList,
   claimTable: narrativesClaims,
   figure: table10Figure,
+  json: withoutPerImage,
 };
 
 const table7: TableDefinition<Table7Result> = {
@@ -183,6 +188,7 @@ const table7: TableDefinition<Table7Result> = {
   tables: (perSeed) => ({ table7: table7Rows(perSeed) }),
   claimList: table7ClaimList,
   figure: table7Figure,
+  json: withoutPerImage,
 };
 
 const table8: TableDefinition<Table8Result> = {
@@ -193,6 +199,7 @@ const table8: TableDefinition<Table8Result> = {
   claimList: table8ClaimList,
   figure: table8Figure,
   unit: 'Recall@K ×100',
+  json: withoutPerQuery,
 };
 
 const table11: TableDefinition<Table11Result> = {
@@ -255,6 +262,7 @@ const cc3mTables4to7: TableDefinition<CaptionerResult> = {
   claimList: captionerClaimList,
   claimTable: captionerClaims,
   figure: captionerFigure,
+  json: withoutPerImage,
 };
 
 /** Every table, by the name `cckit table` takes. */

@@ -9,7 +9,7 @@
  * and it keeps the observed statistic equal to the difference of the reported corpus scores.
  */
 import { seededRandom } from '../util/random';
-import { CaptionCase, evaluateByDomain, NOCAPS_DOMAINS, type NocapsDomain } from './evaluate';
+import { CaptionCase, evaluate, evaluateByDomain, NOCAPS_DOMAINS, type NocapsDomain } from './evaluate';
 
 export interface BootstrapOptions {
   /** Resampled image sets (default 1000). */
@@ -90,11 +90,26 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
   return stratifiedBootstrap([a.length], ([indices]) => meanAt(a, indices!) - meanAt(b, indices!), options);
 }
 
-// ------------------------------------------------------------------ per-image CIDEr-D of a nocaps split
+// ------------------------------------------------------------------ per-image CIDEr-D of a split
+
+/**
+ * Per-image CIDEr-D (coco-caption scale) of one captioner's split, one entry per image in stored order: any split
+ * (COCO-like, CC3M-like, narratives, the captioner grid's tests) has `overall`; a nocaps split also has each image's
+ * domain and its score within that domain (`PerImageCider`). A split without domains is one stratum: its bootstrap
+ * resamples all its images together and reads "overall" only.
+ */
+export interface SplitPerImageCider {
+  ids: string[];
+  /** Each image scored with the whole split (idf over every image): their mean is the split's CIDEr-D. */
+  overall: number[];
+  /** nocaps: each image's domain (absent on a split without domains). */
+  domains?: NocapsDomain[];
+  /** nocaps: each image scored within its own domain (absent on a split without domains). */
+  withinDomain?: number[];
+}
 
 /** Per-image CIDEr-D (coco-caption scale) of one captioner's nocaps split, one entry per image in stored order. */
-export interface PerImageCider {
-  ids: string[];
+export interface PerImageCider extends SplitPerImageCider {
   domains: NocapsDomain[];
   /** Each image scored with the whole split (idf over every image): their mean is the overall CIDEr-D. */
   overall: number[];
@@ -117,14 +132,34 @@ export function perImageCider(cases: readonly CaptionCase[]): PerImageCider {
   };
 }
 
-/** Mean CIDEr-D per domain and overall of per-image scores (equal to the corpus scores they came from). */
-export function ciderMeans(scores: PerImageCider): Record<NocapsDomain | 'overall', number> {
+/**
+ * Per-image CIDEr-D of any split's cases: `perImageCider`'s (with domains) when every case carries a nocaps domain,
+ * the whole split's scores alone when none does (as `evaluate` scores them); an error when only some do.
+ */
+export function splitPerImageCider(cases: readonly CaptionCase[]): SplitPerImageCider {
+  const withDomain = cases.filter((c) => c.domain !== undefined).length;
+  if (withDomain === cases.length && cases.length > 0) return perImageCider(cases);
+  if (withDomain > 0) {
+    const missing = cases.find((c) => c.domain === undefined)!;
+    throw new Error(`${cases.length - withDomain} of ${cases.length} images have no domain (first: ${missing.imageId}); give every image a domain or none`);
+  }
+  const overall = evaluate(cases, { metrics: ['cider'] }).per_image.CIDEr!;
+  return { ids: cases.map((c) => c.imageId), overall: cases.map((c) => overall[c.imageId]!) };
+}
+
+/**
+ * Mean CIDEr-D per domain and overall of per-image scores (equal to the corpus scores they came from); the domains
+ * are NaN for a split without domains.
+ */
+export function ciderMeans(scores: SplitPerImageCider): Record<NocapsDomain | 'overall', number> {
   const all = scores.overall.map((_, i) => i);
-  const of = (d: NocapsDomain) => all.filter((i) => scores.domains[i] === d);
+  const { domains, withinDomain } = scores;
+  if (!domains || !withinDomain) return { in: NaN, near: NaN, out: NaN, overall: meanAt(scores.overall, all) };
+  const of = (d: NocapsDomain) => all.filter((i) => domains[i] === d);
   return {
-    in: meanAt(scores.withinDomain, of('in')),
-    near: meanAt(scores.withinDomain, of('near')),
-    out: meanAt(scores.withinDomain, of('out')),
+    in: meanAt(withinDomain, of('in')),
+    near: meanAt(withinDomain, of('near')),
+    out: meanAt(withinDomain, of('out')),
     overall: meanAt(scores.overall, all),
   };
 }
@@ -145,30 +180,34 @@ class NoScores extends Error {}
 
 /**
  * A bootstrap of any statistic of several captioners' CIDEr-D (×100) scored on the same images: one resample of
- * the images (stratified by domain) serves every captioner and domain the statistic reads, so a difference of
- * differences ("the gain out of domain minus the gain in domain") is resampled jointly. The images are the first
- * captioner's; a captioner scored on other images (or with a score missing) is left out. Undefined when the
- * statistic reads a captioner left out or absent.
+ * the images serves every captioner and domain the statistic reads, so a difference of differences ("the gain out
+ * of domain minus the gain in domain") is resampled jointly. The images are the first captioner's: stratified by
+ * domain where it has domains (nocaps), one stratum where it has none (then only "overall" can be read). A
+ * captioner scored on other images (or with a score missing) is left out. Undefined when the statistic reads a
+ * captioner left out or absent, or a domain of a captioner without domains.
  */
 export function bootstrapCaptioners(
-  scores: Readonly<Record<string, PerImageCider | undefined>>,
+  scores: Readonly<Record<string, SplitPerImageCider | undefined>>,
   statistic: (score: ScoreOnDraw) => number,
   options: BootstrapOptions,
 ): BootstrapInterval | undefined {
-  const present = Object.entries(scores).filter((e): e is [string, PerImageCider] => e[1] !== undefined);
+  const present = Object.entries(scores).filter((e): e is [string, SplitPerImageCider] => e[1] !== undefined);
   if (present.length === 0) return undefined;
   const reference = present[0]![1];
-  // the images of each domain, in the first captioner's order; every captioner's scores re-indexed to it
-  const strata = NOCAPS_DOMAINS.map((d) => reference.ids.filter((_, i) => reference.domains[i] === d));
+  const referenceDomains = reference.domains;
+  // the images of each domain (or all of them: one stratum), in the first captioner's order; every captioner's
+  // scores re-indexed to it
+  const strata = referenceDomains ? NOCAPS_DOMAINS.map((d) => reference.ids.filter((_, i) => referenceDomains[i] === d)) : [reference.ids];
   const total = strata.reduce((n, ids) => n + ids.length, 0);
-  const aligned = new Map<string, { overall: Float64Array[]; withinDomain: Float64Array[] }>();
+  const aligned = new Map<string, { overall: Float64Array[]; withinDomain?: Float64Array[] }>();
   for (const [name, s] of present) {
     if (s.ids.length !== total) continue;
     const at = new Map(s.ids.map((id, i) => [id, i]));
     const pick = (values: number[], ids: string[]) => Float64Array.from(ids, (id) => values[at.get(id) ?? -1] ?? NaN);
-    const byStratum = { overall: strata.map((ids) => pick(s.overall, ids)), withinDomain: strata.map((ids) => pick(s.withinDomain, ids)) };
-    if ([...byStratum.overall, ...byStratum.withinDomain].some((v) => v.some((x) => !Number.isFinite(x)))) continue;
-    aligned.set(name, byStratum);
+    const overall = strata.map((ids) => pick(s.overall, ids));
+    const withinDomain = referenceDomains && s.withinDomain ? strata.map((ids) => pick(s.withinDomain!, ids)) : undefined;
+    if ([...overall, ...(withinDomain ?? [])].some((v) => v.some((x) => !Number.isFinite(x)))) continue;
+    aligned.set(name, withinDomain ? { overall, withinDomain } : { overall });
   }
   const scoreOn =
     (draw: Draw): ScoreOnDraw =>
@@ -176,6 +215,7 @@ export function bootstrapCaptioners(
       const s = aligned.get(name);
       if (!s) throw new NoScores(name);
       if (domain !== 'overall') {
+        if (!s.withinDomain) throw new NoScores(`${name} ${domain}`);
         const k = NOCAPS_DOMAINS.indexOf(domain);
         return 100 * meanAt(s.withinDomain[k]!, draw[k]!);
       }

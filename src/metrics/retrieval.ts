@@ -42,6 +42,48 @@ function bestRank(scores: readonly number[], isTarget: (index: number) => boolea
 }
 
 /**
+ * Each query's rank (0 = best) of its best-placed target, ties counted against it: image→text one per image (row),
+ * text→image one per text (column). Infinity for an image with no text (it never hits; JSON writes it as null).
+ */
+export interface RetrievalRanks {
+  imageToText: number[];
+  textToImage: number[];
+}
+
+/**
+ * The ranks Recall@K is read from (`retrievalRecall`): a query hits at K when its rank is below K.
+ * @param similarity rows are images, columns are texts
+ * @param textImage the image index each text belongs to (default: text j ↔ image j)
+ */
+export function retrievalRanks(similarity: readonly (readonly number[])[], textImage: readonly number[] = similarity.map((_, i) => i)): RetrievalRanks {
+  checkMatrix(similarity, textImage);
+  const imageToText = similarity.map((row, i) => bestRank(row, (j) => textImage[j] === i));
+  const textToImage = textImage.map((image, j) =>
+    bestRank(
+      similarity.map((row) => row[j]),
+      (i) => i === image,
+    ),
+  );
+  return { imageToText, textToImage };
+}
+
+/** Per query, 1 where it hits at K (its rank is below K), else 0: their mean is Recall@K. A null rank (Infinity as JSON wrote it) never hits. */
+export function hitsAt(ranks: readonly (number | null)[], k: number): number[] {
+  return ranks.map((r) => (r !== null && r < k ? 1 : 0));
+}
+
+/** Recall@K in both directions from the queries' ranks (`retrievalRanks`): the share of queries ranked below K. */
+export function recallOfRanks(ranks: RetrievalRanks, ks: readonly number[] = DEFAULT_RECALL_KS): RetrievalRecall {
+  const recall = (of: number[], k: number) => of.filter((r) => r < k).length / of.length;
+  const result: RetrievalRecall = { imageToText: {}, textToImage: {} };
+  for (const k of ks) {
+    result.imageToText[`R@${k}`] = recall(ranks.imageToText, k);
+    result.textToImage[`R@${k}`] = recall(ranks.textToImage, k);
+  }
+  return result;
+}
+
+/**
  * @param similarity rows are images, columns are texts
  * @param textImage the image index each text belongs to (default: text j ↔ image j)
  */
@@ -50,21 +92,7 @@ export function retrievalRecall(
   textImage: readonly number[] = similarity.map((_, i) => i),
   ks: readonly number[] = DEFAULT_RECALL_KS,
 ): RetrievalRecall {
-  checkMatrix(similarity, textImage);
-  const imageRanks = similarity.map((row, i) => bestRank(row, (j) => textImage[j] === i));
-  const textRanks = textImage.map((image, j) =>
-    bestRank(
-      similarity.map((row) => row[j]),
-      (i) => i === image,
-    ),
-  );
-  const recall = (ranks: number[], k: number) => ranks.filter((r) => r < k).length / ranks.length;
-  const result: RetrievalRecall = { imageToText: {}, textToImage: {} };
-  for (const k of ks) {
-    result.imageToText[`R@${k}`] = recall(imageRanks, k);
-    result.textToImage[`R@${k}`] = recall(textRanks, k);
-  }
-  return result;
+  return recallOfRanks(retrievalRanks(similarity, textImage), ks);
 }
 
 /**

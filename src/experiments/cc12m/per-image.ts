@@ -9,6 +9,7 @@ import { bootstrapCaptioners, ciderMeans, perImageCider, type BootstrapInterval,
 import type { CaptionCase } from '../../metrics/evaluate';
 import { predictionSplits, readPredictions } from '../../runs/layout';
 import type { ResultRow, Scores } from '../runner';
+import { SAME_SCORES } from '../split-per-image';
 
 /** Per-image CIDEr-D of one row's captions on each split it was scored on (stored captions scored again). */
 export interface RowPerImage {
@@ -17,9 +18,6 @@ export interface RowPerImage {
   zeroShot?: PerImageCider;
   zeroShotTest?: PerImageCider;
 }
-
-/** The row's scores agree with its stored captions' to this much (CIDEr ×100): the same captions, scored again. */
-const SAME_SCORES = 1e-6;
 
 /**
  * Each row's per-image CIDEr-D on nocaps val and test, fine-tuned (the chosen checkpoint's captions) and zero-shot,
@@ -65,7 +63,7 @@ export function perImageOfRows(rows: readonly ResultRow[], runsRoot: string): { 
   return { perImage, notes };
 }
 
-/** A result with its rows' per-image scores (Tables 11 and Fig. 6 attach them as Table 3 does). */
+/** A result with its rows' per-image scores (Tables 11, 12 and Fig. 6 attach them as Table 3 does). */
 export type WithPerImage<T> = T & { perImage?: Record<string, RowPerImage>; perImageNotes?: string[] };
 
 /** `result` with its rows' per-image CIDEr-D read from their runs under `runsRoot` (`perImageOfRows`). */

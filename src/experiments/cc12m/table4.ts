@@ -27,6 +27,7 @@ import type { Scores } from '../runner';
 import { DOMAIN_KEYS, formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
 import { claimOver, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type RankAgreement } from '../claims';
+import type { RowPerImage } from './per-image';
 import type { Table3Result } from './table3';
 
 export const TABLE4_SPLITS = ['val', 'test'] as const;
@@ -62,6 +63,13 @@ export interface Table4Result {
    * others (leave-one-out), CIDEr-D and SPICE per domain: the yardstick of what a caption can reach here.
    */
   human?: { val: Table4Scores; test?: Table4Scores };
+  /**
+   * Per-image CIDEr-D of the rows' stored val and test captions: Table 3's (`perImageOfRows`, the same captions), for
+   * the claims' bootstrap intervals (not read yet). Absent where the Table 3 result has none.
+   */
+  perImage?: Record<string, RowPerImage>;
+  /** Table 3's notes on the splits without per-image scores. */
+  perImageNotes?: string[];
 }
 
 /** The run split names of Table 4's splits. */
@@ -121,7 +129,13 @@ export function table4Scores(result: Table3Result, runsRoot: string): Table4Resu
   // every row stored the same references; the first row's are scored
   const first = rows[0] ? path.join(runsRoot, rows[0].run) : undefined;
   const human = first ? { val: humanScores(first, splitName('val')), ...(rows[0]!.test ? { test: humanScores(first, splitName('test')) } : {}) } : undefined;
-  return { seed: result.config.seed, rows, ...(human ? { human } : {}) };
+  return {
+    seed: result.config.seed,
+    rows,
+    ...(human ? { human } : {}),
+    ...(result.perImage ? { perImage: result.perImage } : {}),
+    ...(result.perImageNotes ? { perImageNotes: result.perImageNotes } : {}),
+  };
 }
 
 /**

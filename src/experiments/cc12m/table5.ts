@@ -31,6 +31,7 @@ import { seedMeanBar } from '../figures';
 import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
 import type { Table3Result } from './table3';
 import { visualFromSpec } from '../visual';
+import { perImageFields, perImageOfSplits, type SplitsPerImage } from '../split-per-image';
 
 export const COCO_TEST_SPLIT = 'coco-test';
 export const TABLE5_METRICS = ['BLEU-4', 'METEOR', 'ROUGE-L', 'CIDEr', 'SPICE'] as const;
@@ -56,6 +57,13 @@ export interface Table5Result {
   rows: Table5Row[];
   /** Images captioned now (0 when every row's captions were stored already). */
   captioned: number;
+  /**
+   * Per-image CIDEr-D of each row's COCO-like test captions (by pre-training data; `test`), read back from the
+   * captions its run stored, for the claims' bootstrap intervals (not read yet). Absent in results made before it existed.
+   */
+  perImage?: Record<string, SplitsPerImage<'test'>>;
+  /** Why a row has no per-image scores (no stored captions, or they do not give the row's CIDEr). */
+  perImageNotes?: string[];
 }
 
 /** Scores (×100) of stored COCO-test captions: corpus BLEU-4, METEOR, ROUGE-L, CIDEr-D, SPICE. */
@@ -116,7 +124,17 @@ export async function cc12mTable5(result: Table3Result, options: ExperimentOptio
       nocapsOverall: row.finetuned.overall,
     });
   }
-  return { seed: recipe.seed, rows, captioned };
+  return { seed: recipe.seed, rows, captioned, ...table5PerImage(rows, runsRoot) };
+}
+
+/** Each row's per-image CIDEr-D on COCO-like test (`test`), from its run's stored captions (`perImageOfSplits`). */
+export function table5PerImage(rows: readonly Table5Row[], runsRoot: string): Pick<Table5Result, 'perImage' | 'perImageNotes'> {
+  return perImageFields(
+    perImageOfSplits(
+      rows.map((r) => ({ row: r.pretraining, key: 'test' as const, run: r.run, split: COCO_TEST_SPLIT, cider: r.scores.CIDEr })),
+      runsRoot,
+    ),
+  );
 }
 
 /** The comparison table: per row, mean ± std over seeds of each metric (×100), and the paper's (n/a: not in paper-numbers.json). */

@@ -37,6 +37,7 @@ import { reportToParent, runInLanes } from '../workers';
 import { formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
 import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
+import { perImageFields, perImageOfSplits, type SplitsPerImage } from '../split-per-image';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
 export const CC3M_DEV_SPLIT = 'cc3m-dev';
@@ -193,6 +194,14 @@ export interface Table7Result {
   /** Pairs in each cut pool. */
   pools: Record<'cc3m' | 'cc12m', number>;
   seconds: number;
+  /**
+   * Per-image CIDEr-D of each row's dev and test captions (by pre-training data; `dev`, `test`), read back from the
+   * captions its fine-tuning run stored, for the claims' bootstrap intervals (not read yet). Absent in results made
+   * before it existed.
+   */
+  perImage?: Record<string, SplitsPerImage<'dev' | 'test'>>;
+  /** Why a row's split has no per-image scores (no stored captions, or they do not give the row's CIDEr). */
+  perImageNotes?: string[];
 }
 
 function splitScores(runDir: string, split: string): Table7SplitScores {
@@ -318,13 +327,24 @@ export async function runTable7(recipe: Recipe, options: Table7Options = {}): Pr
     options,
   );
   const count = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  const inOrder = labels.map((l) => rows[order.indexOf(l)]!);
   return {
     seed: recipe.seed,
-    rows: labels.map((l) => rows[order.indexOf(l)]!),
+    rows: inOrder,
     counts: files.counts,
     pools: { cc3m: count(files.pools.cc3m), cc12m: count(files.pools.cc12m) },
     seconds: (Date.now() - started) / 1000,
+    ...table7PerImage(inOrder, options.runsRoot ?? 'runs'),
   };
+}
+
+/** Each row's per-image CIDEr-D on CC3M-like dev and test, from its fine-tuning run's stored captions (`perImageOfSplits`). */
+export function table7PerImage(rows: readonly Table7Row[], runsRoot: string): Pick<Table7Result, 'perImage' | 'perImageNotes'> {
+  const wanted = rows.flatMap((r) => [
+    { row: r.pretraining, key: 'dev' as const, run: r.run, split: CC3M_DEV_SPLIT, cider: r.dev.scores.CIDEr },
+    { row: r.pretraining, key: 'test' as const, run: r.run, split: CC3M_TEST_SPLIT, cider: r.test.scores.CIDEr },
+  ]);
+  return perImageFields(perImageOfSplits(wanted, runsRoot));
 }
 
 // ------------------------------------------------------------------ tables, claims, figure

@@ -24,7 +24,8 @@
  * at real files instead (pools, and Flickr-style COCO-format train and test).
  *
  * A row's recalls are stored in its fine-tuning run (`retrieval.json`, with the test set's digest)
- * and read back when the test set is unchanged.
+ * and read back when the test set is unchanged; each query's rank behind them beside it (`retrieval-ranks.json`),
+ * from which the result keeps every query's hit or miss per direction and K (`perQuery`).
  *
  * This module runs the table (inputs, run configs, scoring, the run); table8-report.ts reports it (rows, claims,
  * figure).
@@ -36,7 +37,7 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { readCocoAnnotations, type CocoCaptionFile } from '../../data/coco';
 import type { MatchingModel } from '../../models/matching';
-import { retrievalRecall, type RetrievalRecall } from '../../metrics/retrieval';
+import { hitsAt, recallOfRanks, retrievalRanks, type RetrievalRanks, type RetrievalRecall } from '../../metrics/retrieval';
 import { readLog } from '../../runs/layout';
 import { loadTf } from '../../tf/backend';
 import { PAD_ID } from '../../text/tokens';
@@ -53,6 +54,7 @@ import { prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { checkpointEveryOf, stageFrom, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { trainWithReports } from '../runner';
+import { SAME_SCORES } from '../split-per-image';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
 /** The pools a row pre-trains on. */
@@ -218,22 +220,37 @@ export function similarityMatrix(
   return { similarity, textImage };
 }
 
-/** Recall@1/5/10 (×100) of `model` on a retrieval set. */
-export function retrievalScores(model: MatchingModel, visual: VisualProvider, vocab: Vocabulary, images: readonly EvalImage[], maxCaptionLen: number): Recalls {
+/**
+ * Recall@1/5/10 (×100) of `model` on a retrieval set, with each query's rank they are read from (images, then the
+ * captions in the set's order: `retrievalRanks`).
+ */
+export function retrievalScoresAndRanks(
+  model: MatchingModel,
+  visual: VisualProvider,
+  vocab: Vocabulary,
+  images: readonly EvalImage[],
+  maxCaptionLen: number,
+): { recalls: Recalls; ranks: RetrievalRanks } {
   const { similarity, textImage } = similarityMatrix(model, visual, vocab, images, maxCaptionLen);
-  return toPercent(retrievalRecall(similarity, textImage, [1, 5, 10]));
+  const ranks = retrievalRanks(similarity, textImage);
+  return { recalls: toPercent(recallOfRanks(ranks, [1, 5, 10])), ranks };
 }
 
-/** A trained matching run's recalls on a retrieval set and its learned temperature. */
+/** Recall@1/5/10 (×100) of `model` on a retrieval set. */
+export function retrievalScores(model: MatchingModel, visual: VisualProvider, vocab: Vocabulary, images: readonly EvalImage[], maxCaptionLen: number): Recalls {
+  return retrievalScoresAndRanks(model, visual, vocab, images, maxCaptionLen).recalls;
+}
+
+/** A trained matching run's recalls on a retrieval set (and each query's rank behind them) and its learned temperature. */
 export async function scoreMatchingRun(
   runDir: string,
   visual: VisualProvider,
   images: readonly EvalImage[],
   maxCaptionLen: number,
-): Promise<{ recalls: Recalls; temperature: number }> {
+): Promise<{ recalls: Recalls; ranks: RetrievalRanks; temperature: number }> {
   const { model, vocab } = await loadRunMatchingModel(runDir);
   try {
-    return { recalls: retrievalScores(model, visual, vocab, images, maxCaptionLen), temperature: model.temperature() };
+    return { ...retrievalScoresAndRanks(model, visual, vocab, images, maxCaptionLen), temperature: model.temperature() };
   } finally {
     model.dispose();
   }
@@ -269,12 +286,30 @@ export interface Table8Row {
   trained: boolean;
 }
 
+/** Per-query hits of one setting of a row, by direction and K: 1 where the query hits, else 0; the mean ×100 is the recall. */
+export type QueryHits = Record<'imageToText' | 'textToImage', Record<'R@1' | 'R@5' | 'R@10', number[]>>;
+
+/** A row's per-query hits, fine-tuned and zero-shot (where it has the setting's recalls and their stored ranks). */
+export interface RowHits {
+  finetuned?: QueryHits;
+  zeroShot?: QueryHits;
+}
+
 export interface Table8Result {
   seed: number;
   rows: Table8Row[];
   /** Images and captions of each part of the retrieval set; pairs per pool. */
   sizes: { trainImages: number; trainCaptions: number; testImages: number; testCaptions: number; pools: Record<string, number> };
   seconds: number;
+  /**
+   * Per-query hits behind each row's recalls (by pre-training data): image→text one per test image, text→image one
+   * per test caption (the images' captions in order), the same queries in every row; each vector's mean ×100 is the
+   * row's Recall@K. From the ranks stored beside the recalls, for the claims' bootstrap intervals (not read yet).
+   * Absent in results made before it existed.
+   */
+  perQuery?: Record<string, RowHits>;
+  /** Why a row's setting has no per-query hits (ranks not stored, or their hits do not give the row's recalls). */
+  perQueryNotes?: string[];
 }
 
 /** The recalls a fine-tuning run stores (`retrieval.json`), with the digest of the test set they were scored on. */
@@ -286,6 +321,19 @@ interface StoredRecalls {
 }
 
 const RESULT_FILE = 'retrieval.json';
+
+/**
+ * Each query's rank behind the stored recalls (`retrievalRanks`; JSON writes an image with no caption's Infinity as
+ * null), stored compactly beside `retrieval.json` by the same scoring, with the test set's digest.
+ */
+export const RANKS_FILE = 'retrieval-ranks.json';
+
+/** What `RANKS_FILE` holds. */
+export interface StoredRanks {
+  test: string;
+  finetuned: { imageToText: (number | null)[]; textToImage: (number | null)[] };
+  zeroShot?: { imageToText: (number | null)[]; textToImage: (number | null)[] };
+}
 
 /** Digest of a retrieval test set (its images and captions, in order). */
 function testDigest(images: readonly EvalImage[]): string {
@@ -357,6 +405,8 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
         temperature: { ...(pretrainTemperature !== undefined ? { pretrain: pretrainTemperature } : {}), finetune: finetuned.temperature },
       };
       writeJsonAtomic(resultFile, stored, { readable: true });
+      const ranks: StoredRanks = { test, finetuned: finetuned.ranks, ...(zeroShot ? { zeroShot: zeroShot.ranks } : {}) };
+      writeJsonAtomic(path.join(finetune.dir, RANKS_FILE), ranks);
     }
     rows.push({
       pretraining: row,
@@ -381,7 +431,64 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
       pools: poolPairs,
     },
     seconds: (Date.now() - started) / 1000,
+    ...table8PerQuery(rows, options.runsRoot ?? 'runs', test),
   };
+}
+
+/**
+ * Each row's per-query hits from the ranks its fine-tuning run stored (`RANKS_FILE`) for the test set of digest
+ * `test`: kept for a setting only where every direction and K's hits have the row's recall as their mean ×100;
+ * otherwise (no ranks stored, ranks of another test set, hits that give other recalls) a note says why.
+ */
+export function table8PerQuery(rows: readonly Table8Row[], runsRoot: string, test: string): Pick<Table8Result, 'perQuery' | 'perQueryNotes'> {
+  const perQuery: Record<string, RowHits> = {};
+  const notes: string[] = [];
+  for (const row of rows) {
+    const found: RowHits = {};
+    perQuery[row.pretraining] = found;
+    const file = path.join(runsRoot, row.run, RANKS_FILE);
+    let stored: StoredRanks | undefined;
+    try {
+      stored = fs.existsSync(file) ? (readJsonFile(file) as StoredRanks) : undefined;
+    } catch (e) {
+      notes.push(`${row.pretraining} (${row.run}): ${(e as Error).message}`);
+      continue;
+    }
+    if (!stored) {
+      notes.push(`${row.pretraining} (${row.run}): no stored ranks (scored before they were kept: score again with force)`);
+      continue;
+    }
+    if (stored.test !== test) {
+      notes.push(`${row.pretraining} (${row.run}): the stored ranks are of another test set`);
+      continue;
+    }
+    for (const which of ['finetuned', 'zeroShot'] as const) {
+      const recalls = row[which];
+      if (!recalls) continue;
+      const ranks = stored[which];
+      if (!ranks) {
+        notes.push(`${row.pretraining} ${which} (${row.run}): no stored ranks`);
+        continue;
+      }
+      const hits = {} as QueryHits;
+      const gaps: string[] = [];
+      for (const direction of ['imageToText', 'textToImage'] as const) {
+        hits[direction] = {} as QueryHits[typeof direction];
+        for (const k of ['R@1', 'R@5', 'R@10'] as const) {
+          const h = hitsAt(ranks[direction], Number(k.slice(2)));
+          hits[direction][k] = h;
+          // ×100 of the share, as the recalls are (`toPercent`): the same number, bit for bit
+          const mean = 100 * (h.reduce((a, b) => a + b, 0) / h.length);
+          const gap = Math.abs(mean - recalls[direction][k]);
+          if (gap > SAME_SCORES || !Number.isFinite(gap))
+            gaps.push(`${direction} ${k}: the stored ranks give ${mean.toFixed(2)}, the row ${recalls[direction][k].toFixed(2)}`);
+        }
+      }
+      if (gaps.length > 0) notes.push(`${row.pretraining} ${which} (${row.run}): ${gaps.join('; ')}`);
+      else found[which] = hits;
+    }
+  }
+  return { perQuery, ...(notes.length > 0 ? { perQueryNotes: notes } : {}) };
 }
 
 /** A matching run's learned temperature (when its zero-shot recalls are not scored). */

@@ -42,8 +42,10 @@ import { experimentImageKeys, poolSizes, prepareWorldInputs, worldRoot } from '.
 import type { ExperimentOptions } from '../options';
 import { stageFrom, trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type Table6Init } from '../recipe';
 import { featuresOf, pretrainConfig, runVariant, runVariantJob, trainAfterPretraining, type ResultRow, type Variant } from '../runner';
+import { perImageOfSplits, type SplitsPerImage } from '../split-per-image';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 import { reportToParent, runInLanes } from '../workers';
+import { perImageOfRows, type RowPerImage } from './per-image';
 
 /** The paper's maximum caption length for narratives (paper-numbers.json: model.max_len_narratives). */
 export const PAPER_NARRATIVES_MAX_LEN = 180;
@@ -222,6 +224,14 @@ export interface NarrativesResult {
   pools: Record<string, number>;
   narratives: NarrativesFiles['counts'] & { tokenCap: number; longest: number; cut: number };
   seconds: number;
+  /**
+   * Per-image CIDEr-D read back from the captions the runs stored, for the claims' bootstrap intervals (not read
+   * yet): Table 10's rows on nocaps val and test, fine-tuned and zero-shot (as Table 3's, `perImageOfRows`), Table 6's
+   * rows on the narratives' test part (`test`, by initialisation). Absent in results made before it existed.
+   */
+  perImage?: { table10: Record<string, RowPerImage>; table6: Record<string, SplitsPerImage<'test'>> };
+  /** Why a row's split has no per-image scores (no stored captions, or they do not give the row's scores). */
+  perImageNotes?: string[];
 }
 
 /** One Table 6 row: train (or reuse), caption the test part (or read the stored captions), score. */
@@ -336,13 +346,34 @@ export async function runNarratives(recipe: Recipe, options: ExperimentOptions):
   const rows6 = results.filter((_, i) => jobs[i]!.kind === 'table6') as Table6Row[];
   const lengths = readEvalImages({ path: files.source }).flatMap((i) => i.references.map((r) => captionTokens(r).length));
   const cap = narrativeTokenCap(recipe);
+  const ordered10 = TABLE10_SOURCES.map((label) => rows10.find((r) => r.label === label)!);
+  const ordered6 = plan.inits.map((init) => rows6.find((r) => r.init === init)!);
   return {
     seed: recipe.seed,
     plan,
-    table10: TABLE10_SOURCES.map((label) => rows10.find((r) => r.label === label)!),
-    table6: plan.inits.map((init) => rows6.find((r) => r.init === init)!),
+    table10: ordered10,
+    table6: ordered6,
     pools: poolSizes(inputs),
     narratives: { ...files.counts, tokenCap: cap, longest: Math.max(...lengths), cut: lengths.filter((n) => n > cap).length },
     seconds: (Date.now() - started) / 1000,
+    ...narrativesPerImage(ordered10, ordered6, options.runsRoot ?? 'runs'),
   };
+}
+
+/**
+ * Per-image CIDEr-D of Tables 10 and 6 from the runs' stored captions: Table 10's rows as Table 3's (`perImageOfRows`),
+ * Table 6's on the narratives' test part (`perImageOfSplits`); the notes name their table.
+ */
+export function narrativesPerImage(
+  table10: readonly ResultRow[],
+  table6: readonly Table6Row[],
+  runsRoot: string,
+): Pick<NarrativesResult, 'perImage' | 'perImageNotes'> {
+  const of10 = perImageOfRows(table10, runsRoot);
+  const of6 = perImageOfSplits(
+    table6.map((r) => ({ row: r.init, key: 'test' as const, run: r.run, split: NARRATIVES_TEST_SPLIT, cider: r.scores.CIDEr })),
+    runsRoot,
+  );
+  const notes = [...of10.notes.map((n) => `Table 10 ${n}`), ...of6.notes.map((n) => `Table 6 ${n}`)];
+  return { perImage: { table10: of10.perImage, table6: of6.perImage }, ...(notes.length > 0 ? { perImageNotes: notes } : {}) };
 }

@@ -34,6 +34,7 @@ import type { WorkerPort } from '../../util/workers';
 import type { CaptionerFeatures, Recipe } from '../recipe';
 import { captionSplitOnce, selectCheckpoint, splitCaptioned } from '../evaluate';
 import { trainWithReports } from '../runner';
+import { perImageFields, perImageOfSplits, type SplitsPerImage } from '../split-per-image';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 import { reportToParent, runInLanes } from '../workers';
 import {
@@ -165,6 +166,13 @@ export interface CaptionerResult {
   /** Training examples (captions) and test images. */
   sizes: { cocoTrain: number; conceptualTrain: number } & Record<CaptionerTest, number>;
   seconds: number;
+  /**
+   * Per-image CIDEr-D of each run's captions on the three tests (by variant label, then test), read back from the
+   * captions the run stored, for the claims' bootstrap intervals (not read yet). Absent in results made before it existed.
+   */
+  perImage?: Record<string, SplitsPerImage<CaptionerTest>>;
+  /** Why a run's test has no per-image scores (no stored captions, or they do not give the run's CIDEr). */
+  perImageNotes?: string[];
 }
 
 /** GOOD as notebook 02 defines it: a present object named (by name or kind) and no absent one. */
@@ -294,5 +302,14 @@ export async function runCc3mCaptioners(recipe: Recipe, options: CaptionerOption
       flickr: tests.flickr.length,
     },
     seconds: (Date.now() - started) / 1000,
+    ...captionerPerImage(rows, runsRoot),
   };
+}
+
+/** Each run's per-image CIDEr-D on its three tests, from its stored captions (`perImageOfSplits`; the rows' CIDEr is ×1). */
+export function captionerPerImage(rows: readonly CaptionerRow[], runsRoot: string): Pick<CaptionerResult, 'perImage' | 'perImageNotes'> {
+  const wanted = rows.flatMap((r) =>
+    CAPTIONER_TESTS.map((test) => ({ row: r.label, key: test, run: r.run, split: splitName(test), cider: 100 * (r.tests[test]?.metrics.CIDEr ?? NaN) })),
+  );
+  return perImageFields(perImageOfSplits(wanted, runsRoot));
 }
