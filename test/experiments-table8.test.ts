@@ -24,16 +24,8 @@ import { train, type TrainConfig } from '../src/train/trainer';
 import type { VisualProvider } from '../src/train/visual';
 import { hitsAt } from '../src/metrics/retrieval';
 import { paperNumbers } from '../src/report/paper';
-import {
-  scoreMatchingRun,
-  splitRetrieval,
-  table8Sources,
-  table8TrainConfig,
-  retrievalStage,
-  tokenRows,
-  type Recalls,
-  type Table8Result,
-} from '../src/experiments/cc12m/table8';
+import { splitRetrieval, table8Sources, table8TrainConfig, retrievalStage, type Table8Result } from '../src/experiments/cc12m/table8';
+import { scoreMatchingRun, tokenRows, type Recalls } from '../src/experiments/cc12m/table8-scoring';
 import {
   TABLE8_NO_PAPER,
   table8ClaimList,
