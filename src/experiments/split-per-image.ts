@@ -9,7 +9,7 @@
  */
 import * as path from 'path';
 
-import { ciderMeans, splitPerImageCider, type SplitPerImageCider } from '../metrics/bootstrap';
+import { ciderMeans, splitPerImageCider, type DomainOrOverall, type SplitPerImageCider } from '../metrics/bootstrap';
 import type { CaptionCase } from '../metrics/evaluate';
 import { predictionSplits, readPredictions } from '../runs/layout';
 
@@ -44,32 +44,46 @@ export function storedSplitPerImage(runDir: string, split: string): SplitPerImag
   return splitPerImageCider(cases);
 }
 
+/** One split of a row to read back and check against the scores the table reports for it (×100, by domain). */
+export interface CheckedSplit<K extends string = string> {
+  row: string;
+  key: K;
+  run: string | undefined;
+  split: string;
+  /** What the table reports: overall, and per nocaps domain where it has them; absent: not reported, nothing kept. */
+  reported: Partial<Record<DomainOrOverall, number>> | undefined;
+}
+
 /**
- * The per-image CIDEr-D of each wanted split, by row and split key, read from the runs under `runsRoot`; a split is
- * kept only where the mean of its per-image scores is the reported CIDEr-D (within `SAME_SCORES`), otherwise (no
- * stored captions, captions that score otherwise, an unreadable file) a note says why. Every wanted row has an
- * entry (empty when none of its splits is kept).
+ * The one "per-image scores of what a table reports": each wanted split read back by `read` from its run under
+ * `runsRoot`, kept only where the means of its per-image scores give every reported figure (within `SAME_SCORES`;
+ * a figure NaN on both sides is no gap), otherwise (no stored captions, captions that score otherwise, an unreadable
+ * file) a note says why. Every wanted row has an entry (empty when none of its splits is kept).
  */
-export function perImageOfSplits<K extends string>(
-  wanted: readonly StoredSplit<K>[],
+export function checkedPerImage<S extends SplitPerImageCider, K extends string>(
+  wanted: readonly CheckedSplit<K>[],
   runsRoot: string,
-): { perImage: Record<string, SplitsPerImage<K>>; notes: string[] } {
-  const perImage: Record<string, SplitsPerImage<K>> = {};
+  read: (runDir: string, split: string) => S | undefined,
+): { perImage: Record<string, Partial<Record<K, S>>>; notes: string[] } {
+  const perImage: Record<string, Partial<Record<K, S>>> = {};
   const notes: string[] = [];
-  for (const { row, key, run, split, cider } of wanted) {
+  for (const { row, key, run, split, reported } of wanted) {
     const found = (perImage[row] ??= {});
-    if (!run || cider === undefined || Number.isNaN(cider)) continue;
+    if (!run || !reported) continue;
     const where = `${row} ${key} (${run} ${split})`;
     try {
-      const scores = storedSplitPerImage(path.join(runsRoot, run), split);
+      const scores = read(path.join(runsRoot, run), split);
       if (!scores) {
         notes.push(`${where}: no stored captions`);
         continue;
       }
-      const mean = 100 * ciderMeans(scores).overall;
-      const gap = Math.abs(mean - cider);
+      const means = ciderMeans(scores);
+      const figures = Object.keys(reported) as DomainOrOverall[];
+      const gapAt = (d: DomainOrOverall) => (Number.isNaN(means[d]) && Number.isNaN(reported[d]) ? 0 : Math.abs(100 * means[d] - reported[d]!));
+      const gap = Math.max(...figures.map(gapAt));
       if (gap > SAME_SCORES || !Number.isFinite(gap)) {
-        notes.push(`${where}: the stored captions score ${mean.toFixed(2)}, the row ${cider.toFixed(2)}`);
+        const overall = figures.length > 1 ? ' overall' : '';
+        notes.push(`${where}: the stored captions score ${(100 * means.overall).toFixed(2)}${overall}, the row ${reported.overall!.toFixed(2)}`);
         continue;
       }
       found[key] = scores;
@@ -78,6 +92,15 @@ export function perImageOfSplits<K extends string>(
     }
   }
   return { perImage, notes };
+}
+
+/** `checkedPerImage` of splits whose table reports one overall CIDEr-D each (NaN or absent: not reported). */
+export function perImageOfSplits<K extends string>(
+  wanted: readonly StoredSplit<K>[],
+  runsRoot: string,
+): { perImage: Record<string, SplitsPerImage<K>>; notes: string[] } {
+  const checked = wanted.map(({ cider, ...at }) => ({ ...at, reported: cider === undefined || Number.isNaN(cider) ? undefined : { overall: cider } }));
+  return checkedPerImage(checked, runsRoot, storedSplitPerImage);
 }
 
 /** A result's per-image fields: the scores, and the notes where some are missing (only when there are notes). */

@@ -3,13 +3,11 @@
  * Fig. 6): each row's per-image CIDEr-D read back from the captions its runs stored, and per seed the 95% paired
  * bootstrap interval of a statistic over the images.
  */
-import * as path from 'path';
-
-import { bootstrapCaptioners, ciderMeans, perImageCider, type BootstrapInterval, type DomainOrOverall, type PerImageCider } from '../../metrics/bootstrap';
+import { bootstrapCaptioners, perImageCider, type BootstrapInterval, type DomainOrOverall, type PerImageCider } from '../../metrics/bootstrap';
 import type { CaptionCase } from '../../metrics/evaluate';
 import { predictionSplits, readPredictions } from '../../runs/layout';
-import type { ResultRow, Scores } from '../runner';
-import { SAME_SCORES } from '../split-per-image';
+import type { ResultRow } from '../runner';
+import { checkedPerImage, type CheckedSplit } from '../split-per-image';
 
 /** Per-image CIDEr-D of one row's captions on each split it was scored on (stored captions scored again). */
 export interface RowPerImage {
@@ -26,41 +24,13 @@ export interface RowPerImage {
  * why it has no per-image scores (and its claims no interval).
  */
 export function perImageOfRows(rows: readonly ResultRow[], runsRoot: string): { perImage: Record<string, RowPerImage>; notes: string[] } {
-  const perImage: Record<string, RowPerImage> = {};
-  const notes: string[] = [];
-  for (const row of rows) {
-    const wanted: [keyof RowPerImage, string | undefined, string, Scores | undefined][] = [
-      ['val', row.finetuneRun, 'nocaps-val', row.finetuned],
-      ['test', row.finetuneRun, 'nocaps-test', row.test?.finetuned],
-      ['zeroShot', row.pretrainRun, 'nocaps-val', row.zeroShot],
-      ['zeroShotTest', row.pretrainRun, 'nocaps-test', row.test?.zeroShot],
-    ];
-    const found: RowPerImage = {};
-    for (const [key, run, split, reported] of wanted) {
-      if (!run || !reported) continue;
-      const where = `${row.label} ${key} (${run} ${split})`;
-      try {
-        const scores = storedPerImage(path.join(runsRoot, run), split);
-        if (!scores) {
-          notes.push(`${where}: no stored captions`);
-          continue;
-        }
-        const means = ciderMeans(scores);
-        // a domain with no images is NaN on both sides: no gap
-        const gapAt = (d: DomainOrOverall) => (Number.isNaN(means[d]) && Number.isNaN(reported[d]) ? 0 : Math.abs(100 * means[d] - reported[d]));
-        const gap = Math.max(...(['in', 'near', 'out', 'overall'] as const).map(gapAt));
-        if (gap > SAME_SCORES || !Number.isFinite(gap)) {
-          notes.push(`${where}: the stored captions score ${(100 * means.overall).toFixed(2)} overall, the row ${reported.overall.toFixed(2)}`);
-          continue;
-        }
-        found[key] = scores;
-      } catch (e) {
-        notes.push(`${where}: ${(e as Error).message}`);
-      }
-    }
-    perImage[row.label] = found;
-  }
-  return { perImage, notes };
+  const wanted = rows.flatMap((row): CheckedSplit<keyof RowPerImage>[] => [
+    { row: row.label, key: 'val', run: row.finetuneRun, split: 'nocaps-val', reported: row.finetuned },
+    { row: row.label, key: 'test', run: row.finetuneRun, split: 'nocaps-test', reported: row.test?.finetuned },
+    { row: row.label, key: 'zeroShot', run: row.pretrainRun, split: 'nocaps-val', reported: row.zeroShot },
+    { row: row.label, key: 'zeroShotTest', run: row.pretrainRun, split: 'nocaps-test', reported: row.test?.zeroShot },
+  ]);
+  return checkedPerImage(wanted, runsRoot, storedPerImage);
 }
 
 /** A result with its rows' per-image scores (Tables 11, 12 and Fig. 6 attach them as Table 3 does). */
