@@ -15,8 +15,8 @@ import { after, before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
 
 import { DECODE_PRESETS, describeDecoder, evaluateRun } from '../src/decode';
+import { devCheckpoint } from '../src/experiments/plan';
 import {
-  devCheckpoint,
   captionerFeatureSpec,
   captionerTrainConfig,
   isGoodVerdict,

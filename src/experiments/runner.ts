@@ -1,32 +1,19 @@
 /**
- * The generic experiment runner: a paper experiment is a list of variants over one recipe
- * (src/experiments/recipe.ts). `runVariants` prepares the inputs (src/experiments/inputs.ts: the world, built once,
- * and the two paper pipelines over its web pool, run once; or real files), extracts the visual features
- * once, then runs the variants `concurrency` at a time. One variant is one result row:
- * pre-train (unless it has no sources) → optionally caption nocaps val zero-shot → fine-tune on
- * COCO → caption nocaps val. Every step is a run in `runs/<id>/` (reused when its config and
- * inputs are unchanged).
- *
- * In parallel each variant runs in its own worker thread (src/experiments/workers.ts) with its own tfjs
- * instance, so a 2-core machine trains two single-threaded wasm runs at once. Features are
- * extracted in the main thread first (the feature store has one writer); workers only read it.
- * Results come back in the variants' order.
+ * The variants of one recipe (CC12M Tables 3, 10, 11, 12 and Fig. 6): a paper experiment as a list of variants, each
+ * a plan row (src/experiments/plan.ts) of pre-training (unless it has no sources) → optionally nocaps zero-shot →
+ * fine-tuning on COCO, its checkpoint chosen on nocaps val → nocaps val and test. `runVariants` prepares the inputs
+ * (src/experiments/inputs.ts: the world, built once, and the two paper pipelines over its web pool, run once; or real
+ * files) and hands the rows to `runPlan`; every step is a run in `runs/<id>/` (reused when its config and inputs are
+ * unchanged). Results come back in the variants' order.
  */
-import * as path from 'path';
-
-import { rejudgeRun } from '../decode';
-import { JUDGE_VERSION } from '../metrics/grounding';
-import { ScoresFile, readScores } from '../runs/layout';
-import { EvalImage, readEvalImages } from '../train/data';
-import { train, type TrainConfig, type TrainedRun } from '../train/trainer';
+import type { ScoresFile } from '../runs/layout';
+import type { TrainConfig } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
-import type { WorkerPort } from '../util/workers';
-import { captionSplitOnce, selectCheckpoint } from './evaluate';
 import { experimentImageKeys, poolSizes, prepareWorldInputs } from './inputs';
 import type { ExperimentOptions } from './options';
+import { PREVIOUS_RUN, runPlan, runPlanRow, type CandidateOutcome, type PlanEvaluation, type PlanRow, type PlanSelection, type RowOutcome } from './plan';
 import { Inputs, Recipe, trainConfigFor } from './recipe';
-import { FeatureSpec, visualFromSpec } from './visual';
-import { reportToParent, runInLanes } from './workers';
+import type { FeatureSpec } from './visual';
 
 export interface Variant {
   /** Row label ("cc12m", "mlm@0.4", "25% cc12m"); names its runs. */
@@ -133,111 +120,51 @@ export function finetuneConfig(recipe: Recipe, variant: Variant, inputs: Inputs,
   );
 }
 
+/** The nocaps splits of a recipe's inputs (val, and test when the inputs have it), captioned with `decode`. */
+function nocapsEvaluations(recipe: Recipe, inputs: Inputs): PlanEvaluation[] {
+  const at = (split: string, file: string): PlanEvaluation => ({ split, images: { path: file, imageRoot: inputs.imageRoot }, decode: recipe.decode });
+  return [at('nocaps-val', inputs.nocapsVal), ...(inputs.nocapsTest ? [at('nocaps-test', inputs.nocapsTest)] : [])];
+}
+
 /**
- * Trains one stage (or reuses it when finished) with an experiment's reporting: a "training …" status line, the
- * trainer's log lines to `say`, its log records and progress under the run's name.
+ * A variant as a plan row: pre-training on its sources (none: no stage), captioned zero-shot on nocaps when the
+ * recipe asks; then fine-tuning on COCO from it, one run per rate of the recipe's grid, the (rate, checkpoint) with
+ * the best nocaps-val CIDEr chosen when the recipe selects; nocaps val and test captioned with the choice.
  */
-export function trainWithReports(cfg: TrainConfig, visual: VisualProvider, options: ExperimentOptions): ReturnType<typeof train> {
-  options.say?.(`training ${cfg.name} (${cfg.steps} steps)`);
-  return train(cfg, {
-    runsRoot: options.runsRoot ?? 'runs',
-    visual,
-    force: options.force,
-    logger: options.say,
-    onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
-    progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
-  });
-}
-
-/** A row's two stages, each trained or reused: its pre-training (when it has one), then the stage that starts from that run's folder. */
-export async function trainAfterPretraining(
-  pretrain: TrainConfig | undefined,
-  then: (pretrainDir: string | undefined) => TrainConfig,
-  visual: VisualProvider,
-  options: ExperimentOptions,
-): Promise<{ pretrainDir?: string; config: TrainConfig; run: TrainedRun }> {
-  const pretrainDir = pretrain ? (await trainWithReports(pretrain, visual, options)).dir : undefined;
-  const config = then(pretrainDir);
-  return { ...(pretrainDir ? { pretrainDir } : {}), config, run: await trainWithReports(config, visual, options) };
-}
-
-/** One row: pre-train (unless no sources), optionally evaluate zero-shot, fine-tune on COCO, evaluate on nocaps val. */
-export async function runVariant(recipe: Recipe, variant: Variant, inputs: Inputs, visual: VisualProvider, options: ExperimentOptions): Promise<ResultRow> {
-  const say = options.say ?? (() => {});
-  const splits: Record<string, EvalImage[]> = { 'nocaps-val': readEvalImages({ path: inputs.nocapsVal, imageRoot: inputs.imageRoot }) };
-  if (inputs.nocapsTest) splits['nocaps-test'] = readEvalImages({ path: inputs.nocapsTest, imageRoot: inputs.imageRoot });
-  const trainStage = (cfg: TrainConfig) => trainWithReports(cfg, visual, { ...options, say });
-  /** Captions `images` with the run (or one of its checkpoints) and scores them as `split`; reuses a finished scoring. */
-  const evaluate = async (runDir: string, label: string, images: readonly EvalImage[], split: string, checkpoint?: string): Promise<Evaluated> => {
-    const fresh = await captionSplitOnce(runDir, images, visual, {
-      split,
-      decode: recipe.decode,
-      checkpoint,
-      // thumbnails only for what the sidebar shows: the splits as reported, not every candidate checkpoint
-      thumbnails: !split.includes('.step-'),
-      force: options.force,
-      say,
-      label,
-      stored: (dir) => readScores(dir, split) !== undefined,
-      progress: options.progress ? (done, total) => options.progress!(`caption ${label}`, done, total) : undefined,
-    });
-    if (fresh) return { cider: cider(fresh.domains), grounding: fresh.scores.grounding };
-    // captioned before with the same decoder (and judged, when the images carry objects): its stored scores
-    const cached = readScores(runDir, split)!;
-    if (!images.every((i) => i.objects)) return { cider: cider(cached.domains) };
-    if (cached.grounding && cached.groundingJudge === JUDGE_VERSION) return { cider: cider(cached.domains), grounding: cached.grounding };
-    // captioned before the images carried objects, or by an older judge: judge the stored captions again
-    return { cider: cider(cached.domains), grounding: rejudgeRun(runDir, split, new Map(images.map((i) => [String(i.imageId), i.objects!]))) };
-  };
-  let pretrainRun: string | undefined;
-  let zeroShot: Evaluated | undefined;
-  let zeroShotTest: Evaluated | undefined;
+export function variantRow(recipe: Recipe, variant: Variant, inputs: Inputs, features: FeatureSpec): PlanRow {
+  const evaluations = nocapsEvaluations(recipe, inputs);
   const pretrain = pretrainConfig(recipe, variant, inputs);
-  if (pretrain) {
-    const pre = await trainStage(pretrain);
-    pretrainRun = pre.dir;
-    if (recipe.zeroShot) {
-      zeroShot = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`, splits['nocaps-val']!, 'nocaps-val');
-      if (splits['nocaps-test']) zeroShotTest = await evaluate(pre.dir, `${pretrain.name} (zero-shot)`, splits['nocaps-test'], 'nocaps-test');
-    }
-  }
-  let finetune = finetuneConfig(recipe, variant, inputs, pretrainRun);
-  let fine: Awaited<ReturnType<typeof trainStage>>;
-  let chosen: string | undefined;
+  const finetunes = finetuneRates(recipe).map((lr) => finetuneConfig(recipe, variant, inputs, pretrain ? PREVIOUS_RUN : undefined, lr));
+  const select: PlanSelection | undefined = recipe.finetune.select
+    ? { by: 'captions', split: 'nocaps-val', images: evaluations[0]!.images, decode: recipe.decode, score: 'overall' }
+    : undefined;
+  return {
+    label: variant.label,
+    features,
+    stages: [
+      ...(pretrain ? [{ configs: [pretrain], evaluations: recipe.zeroShot ? evaluations : [] }] : []),
+      { configs: finetunes, ...(select ? { select } : {}), evaluations },
+    ],
+  };
+}
+
+/** A variant's result row from its plan row's outcome. */
+export function variantResult(recipe: Recipe, outcome: RowOutcome): ResultRow {
+  const [pre, fine] = outcome.stages.length > 1 ? outcome.stages : [undefined, outcome.stages[0]!];
+  const finetuned = fine!.evaluations['nocaps-val']!.scores;
+  const finetunedTest = fine!.evaluations['nocaps-test']?.scores;
+  const zeroShot = pre?.evaluations['nocaps-val']?.scores;
+  const zeroShotTest = pre?.evaluations['nocaps-test']?.scores;
+  const valOf = (candidates: readonly CandidateOutcome[], step: number) => cider(candidates.find((c) => c.step === step)!.scores!.domains);
   let selection: ResultRow['selection'];
-  if (!recipe.finetune.select) fine = await trainStage(finetune);
-  else {
-    // each rate's run, its checkpoints scored on val; the best (rate, step) wins, ties to the earlier rate in the grid
-    const rates: NonNullable<NonNullable<ResultRow['selection']>['rates']> = [];
-    let best: { value: number; config: TrainConfig; run: typeof fine; dir: string; selection: NonNullable<ResultRow['selection']> } | undefined;
-    const grid = recipe.finetune.select.learningRates;
-    for (const lr of finetuneRates(recipe)) {
-      const config = finetuneConfig(recipe, variant, inputs, pretrainRun, lr);
-      const run = await trainStage(config);
-      const choice = await selectCheckpoint(
-        run.dir,
-        'nocaps-val',
-        ({ step, dir, split }) => evaluate(run.dir, `${config.name} step ${step}`, splits['nocaps-val']!, split, dir),
-        (val) => val.cider.overall,
-      );
-      const val = choice.candidates.find((c) => c.step === choice.step)!.score.cider;
-      rates.push({ lr, step: choice.step, val, run: run.id });
-      if (!best || val.overall > best.value)
-        best = {
-          value: val.overall,
-          config,
-          run,
-          dir: choice.dir,
-          selection: { candidates: choice.candidates.map(({ step, score }) => ({ step, val: score.cider })), step: choice.step },
-        };
+  if (fine!.selection) {
+    const { candidates, step } = fine!.selection;
+    selection = { candidates: candidates.map((c) => ({ step: c.step, val: cider(c.scores!.domains) })), step };
+    if (recipe.finetune.select?.learningRates) {
+      const rates = fine!.alternatives.map((a) => ({ lr: a.config.optimizer.lr, step: a.step, val: valOf(a.candidates, a.step), run: a.run.id }));
+      selection = { ...selection, lr: fine!.config.optimizer.lr, rates };
     }
-    finetune = best!.config;
-    fine = best!.run;
-    chosen = best!.dir;
-    selection = grid ? { ...best!.selection, lr: finetune.optimizer.lr, rates } : best!.selection;
   }
-  const finetuned = await evaluate(fine.dir, finetune.name!, splits['nocaps-val']!, 'nocaps-val', chosen);
-  const finetunedTest = splits['nocaps-test'] ? await evaluate(fine.dir, finetune.name!, splits['nocaps-test'], 'nocaps-test', chosen) : undefined;
   const grounding = {
     ...(finetuned.grounding ? { finetuned: finetuned.grounding } : {}),
     ...(zeroShot?.grounding ? { zeroShot: zeroShot.grounding } : {}),
@@ -245,45 +172,29 @@ export async function runVariant(recipe: Recipe, variant: Variant, inputs: Input
     ...(zeroShotTest?.grounding ? { zeroShotTest: zeroShotTest.grounding } : {}),
   };
   return {
-    label: variant.label,
-    finetuned: finetuned.cider,
-    ...(zeroShot ? { zeroShot: zeroShot.cider } : {}),
-    ...(finetunedTest ? { test: { finetuned: finetunedTest.cider, ...(zeroShotTest ? { zeroShot: zeroShotTest.cider } : {}) } } : {}),
+    label: outcome.label,
+    finetuned: cider(finetuned.domains),
+    ...(zeroShot ? { zeroShot: cider(zeroShot.domains) } : {}),
+    ...(finetunedTest ? { test: { finetuned: cider(finetunedTest.domains), ...(zeroShotTest ? { zeroShot: cider(zeroShotTest.domains) } : {}) } } : {}),
     ...(Object.keys(grounding).length > 0 ? { grounding } : {}),
     ...(selection ? { selection } : {}),
-    ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
-    finetuneRun: fine.id,
+    ...(pre ? { pretrainRun: pre.run.id } : {}),
+    finetuneRun: fine!.run.id,
   };
 }
 
-/** One split's CIDEr by domain and, on world data, the judge's figures. */
-interface Evaluated {
-  cider: Scores;
-  grounding?: Grounding;
+/** One row in this thread with the given provider: pre-train (unless no sources), optionally zero-shot, fine-tune on COCO, evaluate on nocaps. */
+export async function runVariant(recipe: Recipe, variant: Variant, inputs: Inputs, visual: VisualProvider, options: ExperimentOptions): Promise<ResultRow> {
+  return variantResult(recipe, await runPlanRow(variantRow(recipe, variant, inputs, featuresOf(recipe, options)), visual, options));
 }
 
-/** Inputs ready, features extracted once; then the variants, `concurrency` at a time. */
+/** Inputs ready, then the variants' plan (features extracted once, rows `concurrency` at a time). */
 export async function runVariants(recipe: Recipe, variants: readonly Variant[], options: ExperimentOptions): Promise<VariantsResult> {
   const inputs = await prepareWorldInputs(recipe, options);
   const features = featuresOf(recipe, options);
-  const visual = await visualFromSpec(features, { progress: options.progress });
-  const keys = await experimentImageKeys(inputs);
-  (options.say ?? (() => {}))(`visual features (${features.backbone}, ${features.mode}) for ${keys.length} images`);
-  await visual.prepare(keys);
-  const concurrency = options.concurrency ?? 2;
-  const jobs = variants.map((variant): VariantJob => ({ recipe, variant, inputs, features, runsRoot: options.runsRoot, force: options.force }));
-  const results = await runInLanes(
-    jobs,
-    concurrency,
-    {
-      modulePath: __filename,
-      worker: runVariantJob,
-      here: (job) => runVariant(recipe, job.variant, inputs, visual, { ...options, features }),
-      label: (job) => job.variant.label,
-    },
-    options,
-  );
-  return { inputs, results };
+  const rows = variants.map((variant) => variantRow(recipe, variant, inputs, features));
+  const outcomes = await runPlan({ rows, prepare: { spec: features, keys: await experimentImageKeys(inputs) } }, options);
+  return { inputs, results: outcomes.map((outcome) => variantResult(recipe, outcome)) };
 }
 
 /** An experiment's measured rows (labelled as the paper's table names them), its inputs and pool sizes. */
@@ -312,27 +223,4 @@ export async function runExperiment(
     pools: poolSizes(inputs),
     seconds: (Date.now() - started) / 1000,
   };
-}
-
-// ------------------------------------------------------------------ variants in worker threads
-
-interface VariantJob {
-  recipe: Recipe;
-  variant: Variant;
-  inputs: Inputs;
-  features: FeatureSpec;
-  runsRoot?: string;
-  force?: boolean;
-}
-
-/** Worker side: rebuild the visual provider from its spec and run one variant. */
-export async function runVariantJob(job: VariantJob, port: WorkerPort): Promise<ResultRow> {
-  const visual = await visualFromSpec(job.features);
-  return runVariant(job.recipe, job.variant, job.inputs, visual, {
-    runsRoot: job.runsRoot,
-    force: job.force,
-    features: job.features,
-    concurrency: 1,
-    ...reportToParent(port),
-  });
 }

@@ -31,13 +31,6 @@ export const table3 = {
   ...perImageModule,
   ...mechanismModule,
   ...tableApi(TABLES['cc12m/table3']),
-  judgeRows: table3ReportModule.table3JudgeRows,
-  dataRows: table3ReportModule.table3DataRows,
-  /** The table with the fine-tuning rate searched on val (app. E.5) beside the preset's one rate. */
-  rateRows: table3ReportModule.table3RateRows,
-  groundingNote: table3ReportModule.table3GroundingNote,
-  /** Issue #26's mechanism from Table 3's stored captions: pool frequency vs naming, naming per fine-tuning step. */
-  mechanism: mechanismModule.table3Mechanism,
 };
 
 /** Table 4 scores Table 3's runs' stored val and test captions (`table4Scores(table3Result, runsRoot)` from a Table 3 result). */
@@ -54,6 +47,5 @@ export const table8 = { ...table8Module, ...table8ScoringModule, ...table8Report
 /** Table 7, the CC3M benchmark: its own pre-training runs on pools without CC3M's held-out images. */
 export const table7 = { ...table7Module, ...tableApi(TABLES['cc12m/table7']) };
 
-/** Tables 6 and 10 come from one run over the narratives (`run`); `rows` is Table 10's, `table6.rows` Table 6's. */
+/** Tables 6 and 10 come from one run over the narratives (`run`); `rows` is Table 10's, `table6Rows` Table 6's. */
 export const table10 = { ...tables6and10Module, ...tables6and10ReportModule, ...tableApi(TABLES['cc12m/tables6-10']) };
-export const table6 = { ...table10, rows: tables6and10ReportModule.table6Rows };

@@ -24,21 +24,19 @@ import { readScores } from '../../runs/layout';
 import { readExamples, type EvalImage } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged } from '../../util/atomic';
-import type { WorkerPort } from '../../util/workers';
 import { cocoTestScores, type Table5Metric } from './table5';
 import { DEFAULT_URL_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-stats';
-import { captionSplitOnce, selectCheckpoint } from '../evaluate';
 import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { experimentImageKeys, prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
-import { featuresOf, trainAfterPretraining } from '../runner';
-import { reportToParent, runInLanes } from '../workers';
+import { PREVIOUS_RUN, runPlan, type PlanEvaluation, type PlanRow, type RowOutcome } from '../plan';
+import { featuresOf } from '../runner';
 import { formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
 import { claimOver, NO_PAPER_NUMBER, type Claim } from '../claims';
 import { perImageFields, perImageOfSplits, type SplitsPerImage } from '../split-per-image';
-import { visualFromSpec, type FeatureSpec } from '../visual';
+import type { FeatureSpec } from '../visual';
 
 export const CC3M_DEV_SPLIT = 'cc3m-dev';
 export const CC3M_TEST_SPLIT = 'cc3m-test';
@@ -214,76 +212,41 @@ function splitScores(runDir: string, split: string): Table7SplitScores {
   };
 }
 
-/** One row: pre-train on the cut pools (unless none), fine-tune on CC3M-like train, choose on dev, caption test. */
-export async function runTable7Row(
-  recipe: Recipe,
-  label: PretrainSource,
-  inputs: Inputs,
-  files: Table7Files,
-  features: FeatureSpec,
-  options: ExperimentOptions,
-): Promise<Table7Row> {
-  const visual = await visualFromSpec(features);
+/**
+ * One row as a plan row: pre-train on the cut pools (unless none), fine-tune on CC3M-like train from it, choose the
+ * checkpoint on dev CIDEr (candidates without thumbnails), caption dev and test with it.
+ */
+export function table7Row(recipe: Recipe, label: PretrainSource, inputs: Inputs, files: Table7Files, features: FeatureSpec): PlanRow {
   const pretrain = table7PretrainConfig(recipe, label, files, inputs);
-  const trained = await trainAfterPretraining(pretrain, (dir) => table7FinetuneConfig(recipe, label, files, inputs, dir), visual, options);
-  const { pretrainDir: pretrainRun, config: cfg, run: fine } = trained;
-  const splits = {
-    dev: JSON.parse(fs.readFileSync(files.dev, 'utf8')) as EvalImage[],
-    test: JSON.parse(fs.readFileSync(files.test, 'utf8')) as EvalImage[],
+  const finetune = table7FinetuneConfig(recipe, label, files, inputs, pretrain ? PREVIOUS_RUN : undefined);
+  const split = (name: string, list: string): PlanEvaluation => ({ split: name, images: { list }, decode: recipe.decode });
+  return {
+    label,
+    features,
+    stages: [
+      ...(pretrain ? [{ configs: [pretrain] }] : []),
+      {
+        configs: [finetune],
+        select: { by: 'captions', split: CC3M_DEV_SPLIT, images: { list: files.dev }, decode: recipe.decode, score: 'corpus' },
+        evaluations: [split(CC3M_DEV_SPLIT, files.dev), split(CC3M_TEST_SPLIT, files.test)],
+      },
+    ],
   };
-  /** Captions a split with one checkpoint unless captions from the same decoder are stored. */
-  const caption = async (images: EvalImage[], split: string, checkpoint: string, thumbnails: boolean): Promise<void> => {
-    await captionSplitOnce(fine.dir, images, visual, {
-      split,
-      decode: recipe.decode,
-      checkpoint,
-      thumbnails,
-      force: options.force,
-      say: options.say,
-      label: cfg.name!,
-      progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
-    });
-  };
-  const choice = await selectCheckpoint(
-    fine.dir,
-    CC3M_DEV_SPLIT,
-    async ({ dir, split }) => {
-      await caption(splits.dev, split, dir, false);
-      return 100 * (readScores(fine.dir, split)?.corpus.CIDEr ?? NaN);
-    },
-    (cider) => cider,
-  );
-  await caption(splits.dev, CC3M_DEV_SPLIT, choice.dir, true);
-  await caption(splits.test, CC3M_TEST_SPLIT, choice.dir, true);
+}
+
+/** A row's result from its plan row's outcome (the scores read from the fine-tuning run). */
+export function table7Result(label: PretrainSource, outcome: RowOutcome): Table7Row {
+  const pretrain = outcome.stages.length > 1 ? outcome.stages[0] : undefined;
+  const fine = outcome.stages.at(-1)!;
   return {
     pretraining: label,
-    ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
-    run: fine.id,
-    candidates: choice.candidates.map(({ step, score }) => ({ step, cider: score })),
-    step: choice.step,
-    dev: splitScores(fine.dir, CC3M_DEV_SPLIT),
-    test: splitScores(fine.dir, CC3M_TEST_SPLIT),
+    ...(pretrain ? { pretrainRun: pretrain.run.id } : {}),
+    run: fine.run.id,
+    candidates: fine.selection!.candidates.map(({ step, value }) => ({ step, cider: value })),
+    step: fine.selection!.step,
+    dev: splitScores(fine.run.dir, CC3M_DEV_SPLIT),
+    test: splitScores(fine.run.dir, CC3M_TEST_SPLIT),
   };
-}
-
-export interface Table7Job {
-  recipe: Recipe;
-  label: PretrainSource;
-  inputs: Inputs;
-  files: Table7Files;
-  features: FeatureSpec;
-  runsRoot?: string;
-  force?: boolean;
-}
-
-/** Worker side of one row. */
-export async function table7Job(job: Table7Job, port: WorkerPort): Promise<Table7Row> {
-  return runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, {
-    runsRoot: job.runsRoot,
-    force: job.force,
-    concurrency: 1,
-    ...reportToParent(port),
-  });
 }
 
 export interface Table7Options extends ExperimentOptions {
@@ -305,29 +268,20 @@ export async function runTable7(recipe: Recipe, options: Table7Options = {}): Pr
     truthFile: inputs.worldRoot ? path.join(inputs.worldRoot, 'web', 'truth.jsonl') : undefined,
   });
   const features = featuresOf(recipe, options);
-  const visual = await visualFromSpec(features, { progress: options.progress });
   const devTest = [files.dev, files.test].flatMap((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as EvalImage[]).map((i) => i.key));
-  await visual.prepare([...new Set([...(await experimentImageKeys(inputs)), ...devTest])]);
   const labels = [...(options.rows ?? recipe.rows)];
   const unknown = labels.find((l) => !(TABLE3_SOURCES as readonly string[]).includes(l));
   if (unknown) throw new Error(`table 7: unknown row '${unknown}' (rows: ${TABLE3_SOURCES.join(', ')})`);
   // the longest rows first (both pools, then one, then none), so that the lanes finish together
-  const order = [...labels].sort((a, b) => sourcesOf(b).length - sourcesOf(a).length);
-  const jobs: Table7Job[] = order.map((label) => ({ recipe, label, inputs, files, features, runsRoot: options.runsRoot, force: options.force }));
-  const concurrency = options.concurrency ?? 2;
-  const rows = await runInLanes(
-    jobs,
-    concurrency,
-    {
-      modulePath: __filename,
-      worker: table7Job,
-      here: (job) => runTable7Row(job.recipe, job.label, job.inputs, job.files, job.features, options),
-      label: (job) => `table 7 ${job.label}`,
-    },
-    options,
-  );
+  const order = labels.map((_, i) => i).sort((a, b) => sourcesOf(labels[b]!).length - sourcesOf(labels[a]!).length);
+  const plan = {
+    rows: labels.map((label) => table7Row(recipe, label, inputs, files, features)),
+    prepare: { spec: features, keys: [...new Set([...(await experimentImageKeys(inputs)), ...devTest])] },
+    order,
+  };
+  const outcomes = await runPlan(plan, options);
+  const inOrder = labels.map((label, i) => table7Result(label, outcomes[i]!));
   const count = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
-  const inOrder = labels.map((l) => rows[order.indexOf(l)]!);
   return {
     seed: recipe.seed,
     rows: inOrder,

@@ -40,15 +40,16 @@ import { scoreMatchingRun, type Recalls } from './table8-scoring';
 import { type DataSource, type EvalImage, fileDigest, readEvalImages, readExamples } from '../../train/data';
 import { loadRunMatchingModel } from '../../train/load';
 import type { ModelSpec } from '../../train/models';
-import type { TrainConfig, TrainedRun } from '../../train/trainer';
+import type { TrainConfig } from '../../train/trainer';
 import { writeFileIfChanged, writeJsonAtomic } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import { prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { checkpointEveryOf, stageFrom, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
-import { trainWithReports } from '../runner';
+import { PREVIOUS_RUN, runPlan, type PlanRow } from '../plan';
 import { SAME_SCORES } from '../split-per-image';
+import type { VisualProvider } from '../../train/visual';
 import { visualFromSpec, type FeatureSpec } from '../visual';
 
 /** The pools a row pre-trains on. */
@@ -156,6 +157,22 @@ export function table8TrainConfig(
   };
 }
 
+/** One row as a plan row: the matching model pre-trained on the row's pools (none: no stage), then fine-tuned on the retrieval set's training part from it. */
+export function table8Row(recipe: Recipe, row: PretrainSource, inputs: Pick<Table8Inputs, 'pools' | 'finetune'>, features: FeatureSpec): PlanRow {
+  const sources = table8Sources(row);
+  const pretrain =
+    sources.length > 0
+      ? table8TrainConfig(
+          recipe,
+          'pretrain',
+          row,
+          sources.map((s) => ({ kind: 'tsv', path: inputs.pools[s] })),
+        )
+      : undefined;
+  const finetune = table8TrainConfig(recipe, 'finetune', row, [inputs.finetune], pretrain ? { fromRun: PREVIOUS_RUN, vocab: 'keep' } : undefined);
+  return { label: `table8 ${row}`, features, stages: [...(pretrain ? [{ configs: [pretrain] }] : []), { configs: [finetune] }] };
+}
+
 /** The contrastive loss at a run's last logged step. */
 function lastLoss(runDir: string): number {
   const line = readLog(runDir)
@@ -256,45 +273,37 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
   const say = options.say ?? (() => {});
   const inputs = await table8Inputs(recipe, options);
   const spec: FeatureSpec = { ...recipe.features, cacheDir: options.features?.cacheDir ?? options.cacheDir };
-  const visual = await visualFromSpec(spec);
   const poolPairs: Record<string, number> = {};
-  for (const s of ['cc3m', 'cc12m'] as const) poolPairs[s] = (await readExamples({ kind: 'tsv', path: inputs.pools[s] })).length;
+  const keys = new Set([...inputs.train, ...inputs.test].map((i) => i.key));
+  for (const s of ['cc3m', 'cc12m'] as const) {
+    const pool = await readExamples({ kind: 'tsv', path: inputs.pools[s] });
+    poolPairs[s] = pool.length;
+    for (const example of pool) keys.add(example.key);
+  }
   const finetuneCaptions = inputs.train.reduce((n, i) => n + i.references.length, 0);
   const test = testDigest(inputs.test);
-  await visual.prepare(inputs.test.map((i) => i.key));
+  let visual: VisualProvider | undefined;
 
-  const trainRun = (config: TrainConfig, row: PretrainSource, stage: string): Promise<TrainedRun> => {
-    say(`table8 ${row}: ${stage} (${config.steps} steps of ${config.batchSize} images)`);
-    return trainWithReports(config, visual, options);
+  // every row's two stages through the one executor (the rows side by side); the recalls are scored here after
+  const plan = {
+    rows: recipe.rows.map((row) => table8Row(recipe, row, inputs, spec)),
+    // every image a stage trains on or the scoring reads: features are extracted here, once (one writer)
+    prepare: { spec, keys: [...keys] },
   };
-
+  const outcomes = await runPlan(plan, options);
   const rows: Table8Row[] = [];
-  for (const row of recipe.rows) {
+  for (const [r, row] of recipe.rows.entries()) {
     const sources = table8Sources(row);
-    const pretrain =
-      sources.length > 0
-        ? await trainRun(
-            table8TrainConfig(
-              recipe,
-              'pretrain',
-              row,
-              sources.map((s) => ({ kind: 'tsv', path: inputs.pools[s] })),
-            ),
-            row,
-            'pre-training',
-          )
-        : undefined;
-    const finetune = await trainRun(
-      table8TrainConfig(recipe, 'finetune', row, [inputs.finetune], pretrain ? { fromRun: pretrain.dir, vocab: 'keep' } : undefined),
-      row,
-      'fine-tuning',
-    );
+    const stages = outcomes[r]!.stages;
+    const pretrain = stages.length > 1 ? stages[0]!.run : undefined;
+    const finetune = stages.at(-1)!.run;
     const trained = finetune.stepsRun > 0 || (pretrain?.stepsRun ?? 0) > 0;
     const resultFile = path.join(finetune.dir, RESULT_FILE);
     const wantZeroShot = recipe.zeroShot && pretrain !== undefined;
     let stored = fs.existsSync(resultFile) ? (readJsonFile(resultFile) as StoredRecalls) : undefined;
     if (trained || !stored || stored.test !== test || (wantZeroShot && !stored.zeroShot)) {
       say(`table8 ${row}: scoring on ${inputs.test.length} test images`);
+      visual ??= await visualFromSpec(spec);
       const finetuned = await scoreMatchingRun(finetune.dir, visual, inputs.test, recipe.maxCaptionLen);
       const zeroShot = pretrain && wantZeroShot ? await scoreMatchingRun(pretrain.dir, visual, inputs.test, recipe.maxCaptionLen) : undefined;
       const pretrainTemperature = pretrain ? (zeroShot?.temperature ?? (await learnedTemperature(pretrain.dir))) : undefined;

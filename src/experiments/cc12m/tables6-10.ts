@@ -30,21 +30,19 @@ import * as path from 'path';
 
 import { DECODE_PRESETS, type DecodeSettings } from '../../decode';
 import { DEFAULT_TRANSFORMER } from '../../models/transformer';
-import { readPredictions, readScores } from '../../runs/layout';
+import { readPredictions } from '../../runs/layout';
 import { readEvalImages } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
 import { captionTokens } from '../../text/vocab';
 import { writeFileIfChanged } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
-import type { WorkerPort } from '../../util/workers';
-import { captionSplitOnce } from '../evaluate';
 import { experimentImageKeys, poolSizes, prepareWorldInputs, worldRoot } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { stageFrom, trainConfigFor, type Inputs, type NarrativesSection, type Recipe, type Table6Init } from '../recipe';
-import { featuresOf, pretrainConfig, runVariant, runVariantJob, trainAfterPretraining, type ResultRow, type Variant } from '../runner';
+import { PREVIOUS_RUN, runPlan, type PlanEvaluation, type PlanRow, type RowOutcome } from '../plan';
+import { featuresOf, pretrainConfig, variantResult, variantRow, type ResultRow, type Variant } from '../runner';
 import { perImageOfSplits, type SplitsPerImage } from '../split-per-image';
-import { visualFromSpec, type FeatureSpec } from '../visual';
-import { reportToParent, runInLanes } from '../workers';
+import type { FeatureSpec } from '../visual';
 import { perImageOfRows, type RowPerImage } from './per-image';
 
 /** The paper's maximum caption length for narratives (paper-numbers.json: model.max_len_narratives). */
@@ -234,36 +232,35 @@ export interface NarrativesResult {
   perImageNotes?: string[];
 }
 
-/** One Table 6 row: train (or reuse), caption the test part (or read the stored captions), score. */
-export async function runTable6Row(
-  recipe: Recipe,
-  init: Table6Init,
-  inputs: NarrativesInputs,
-  files: NarrativesFiles,
-  features: FeatureSpec,
-  options: ExperimentOptions,
-): Promise<Table6Row> {
-  const visual = await visualFromSpec(features);
+/**
+ * One Table 6 row as a plan row: Table 3's pre-training run of its source (none: no stage), then the narratives
+ * stage from it, its last checkpoint captioning the test part with the narratives decoder.
+ */
+export function table6Row(recipe: Recipe, init: Table6Init, inputs: NarrativesInputs, files: NarrativesFiles, features: FeatureSpec): PlanRow {
   const pretrain = init === 'none' ? undefined : pretrainConfig(recipe, { label: init, sources: [init] }, inputs);
-  const trained = await trainAfterPretraining(pretrain, (dir) => table6Config(recipe, init, files, dir), visual, options);
-  const { pretrainDir: pretrainRun, config: cfg, run: fine } = trained;
-  const decode = narrativesDecode(recipe);
+  const test: PlanEvaluation = { split: NARRATIVES_TEST_SPLIT, images: { path: files.test, imageRoot: files.imageRoot }, decode: narrativesDecode(recipe) };
+  return {
+    label: `table 6 ${init}`,
+    features,
+    stages: [
+      ...(pretrain ? [{ configs: [pretrain] }] : []),
+      { configs: [table6Config(recipe, init, files, pretrain ? PREVIOUS_RUN : undefined)], evaluations: [test] },
+    ],
+  };
+}
+
+/** A Table 6 row's result from its plan row's outcome: the test part's scores and caption lengths. */
+export function table6Result(init: Table6Init, outcome: RowOutcome, files: NarrativesFiles): Table6Row {
+  const pretrain = outcome.stages.length > 1 ? outcome.stages[0] : undefined;
+  const fine = outcome.stages.at(-1)!;
+  const scores = fine.evaluations[NARRATIVES_TEST_SPLIT]!.scores;
   const images = readEvalImages({ path: files.test, imageRoot: files.imageRoot });
-  await captionSplitOnce(fine.dir, images, visual, {
-    split: NARRATIVES_TEST_SPLIT,
-    decode,
-    force: options.force,
-    say: options.say,
-    label: cfg.name!,
-    progress: options.progress ? (done, total) => options.progress!(`caption ${cfg.name}`, done, total) : undefined,
-  });
-  const scores = readScores(fine.dir, NARRATIVES_TEST_SPLIT)!;
-  const predictions = readPredictions(fine.dir, NARRATIVES_TEST_SPLIT).items;
+  const predictions = readPredictions(fine.run.dir, NARRATIVES_TEST_SPLIT).items;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   return {
     init,
-    run: fine.id,
-    ...(pretrainRun ? { pretrainRun: path.basename(pretrainRun) } : {}),
+    run: fine.run.id,
+    ...(pretrain ? { pretrainRun: pretrain.run.id } : {}),
     scores: Object.fromEntries(TABLE6_METRICS.map((m) => [m, 100 * (scores.corpus[METRIC_NAMES[m]] ?? NaN)])) as Record<Table6Metric, number>,
     ...(scores.grounding ? { recall: scores.grounding.overall.recall, chairS: scores.grounding.overall.chairS } : {}),
     tokens: mean(predictions.map((p) => captionTokens(p.caption).length)),
@@ -272,40 +269,9 @@ export async function runTable6Row(
   };
 }
 
-type Table10Job = { kind: 'table10'; recipe: Recipe; variant: Variant; inputs: NarrativesInputs; features: FeatureSpec; runsRoot?: string; force?: boolean };
-type Table6Job = {
-  kind: 'table6';
-  recipe: Recipe;
-  init: Table6Init;
-  inputs: NarrativesInputs;
-  files: NarrativesFiles;
-  features: FeatureSpec;
-  runsRoot?: string;
-  force?: boolean;
-};
-type Job = Table10Job | Table6Job;
-type JobResult = ResultRow | Table6Row;
-
-/** Worker side of one job: a Table 10 variant (the runner's job) or a Table 6 row. */
-export async function narrativesJob(job: Job, port: WorkerPort): Promise<JobResult> {
-  if (job.kind === 'table10') return runVariantJob(job, port);
-  return runTable6Row(job.recipe, job.init, job.inputs, job.files, job.features, {
-    runsRoot: job.runsRoot,
-    force: job.force,
-    concurrency: 1,
-    ...reportToParent(port),
-  });
-}
-
-/** One job in this thread. */
-async function runJob(job: Job, options: ExperimentOptions): Promise<JobResult> {
-  if (job.kind === 'table6') return runTable6Row(job.recipe, job.init, job.inputs, job.files, job.features, options);
-  return runVariant(job.recipe, job.variant, job.inputs, await visualFromSpec(job.features), { ...options, features: job.features });
-}
-
 /**
- * Tables 6 and 10 for one seed: the world (or real files) and Table 3's pools, the narratives' files,
- * features once, then every row `concurrency` at a time (Table 3's finished runs are read back).
+ * Tables 6 and 10 for one seed: the world (or real files) and Table 3's pools, the narratives' files, then one plan
+ * of Table 10's variants and Table 6's rows (Table 3's finished runs are read back).
  */
 export async function runNarratives(recipe: Recipe, options: ExperimentOptions): Promise<NarrativesResult> {
   const started = Date.now();
@@ -316,38 +282,21 @@ export async function runNarratives(recipe: Recipe, options: ExperimentOptions):
   const files = narrativesFiles(source, path.join(cacheDir, 'narratives'), plan.testEvery);
   const inputs: NarrativesInputs = { ...base, pools: { ...base.pools, narratives: files.pool } };
   const features = featuresOf(recipe, options);
-  const visual = await visualFromSpec(features, { progress: options.progress });
-  await visual.prepare(await experimentImageKeys(inputs));
-  const common = { inputs, features, runsRoot: options.runsRoot, force: options.force };
-  const table10 = (variant: Variant): Table10Job => ({ kind: 'table10', recipe: table10Recipe(recipe, variant), variant, ...common });
-  const jobs: Job[] = [
-    // the long jobs first, so that the two lanes finish together; Table 3's rows are only read back
-    ...table10Variants()
-      .filter((v) => v.label === 'narratives')
-      .map(table10),
-    ...plan.inits.map((init): Table6Job => ({ kind: 'table6', recipe, init, files, ...common })),
-    ...table10Variants()
-      .filter((v) => v.label !== 'narratives')
-      .map(table10),
+  const variants = table10Variants();
+  const rows = [
+    ...variants.map((variant) => variantRow(table10Recipe(recipe, variant), variant, inputs, features)),
+    ...plan.inits.map((init) => table6Row(recipe, init, inputs, files, features)),
   ];
-  const concurrency = options.concurrency ?? 2;
-  const results = await runInLanes(
-    jobs,
-    concurrency,
-    {
-      modulePath: __filename,
-      worker: narrativesJob,
-      here: (job) => runJob(job, options),
-      label: (job) => (job.kind === 'table6' ? `table 6 ${job.init}` : `table 10 ${job.variant.label}`),
-    },
-    options,
-  );
-  const rows10 = results.filter((_, i) => jobs[i]!.kind === 'table10') as ResultRow[];
-  const rows6 = results.filter((_, i) => jobs[i]!.kind === 'table6') as Table6Row[];
+  const table6At = (k: number) => variants.length + k;
+  // the long rows first, so that the two lanes finish together (the narratives' pre-training, then Table 6's);
+  // Table 3's rows are only read back
+  const narrativesRow = variants.findIndex((v) => v.label === 'narratives');
+  const order = [narrativesRow, ...plan.inits.map((_, k) => table6At(k)), ...variants.map((_, i) => i).filter((i) => i !== narrativesRow)];
+  const outcomes = await runPlan({ rows, prepare: { spec: features, keys: await experimentImageKeys(inputs) }, order }, options);
+  const ordered10 = variants.map((variant, i) => variantResult(table10Recipe(recipe, variant), outcomes[i]!));
+  const ordered6 = plan.inits.map((init, k) => table6Result(init, outcomes[table6At(k)]!, files));
   const lengths = readEvalImages({ path: files.source }).flatMap((i) => i.references.map((r) => captionTokens(r).length));
   const cap = narrativeTokenCap(recipe);
-  const ordered10 = TABLE10_SOURCES.map((label) => rows10.find((r) => r.label === label)!);
-  const ordered6 = plan.inits.map((init) => rows6.find((r) => r.init === init)!);
   return {
     seed: recipe.seed,
     plan,

@@ -13,12 +13,10 @@ import * as tables4to7ReportModule from './tables4-7-report';
 /** CC3M Tables 1–3 (and CC12M Table 9) from the world's pools: `run` measures them, then one function per table. */
 export const tables1to3 = { ...datasetsModule, ...tables1to3Module, ...tableApi(TABLES['cc3m/tables1-3']) };
 
-/** `captionerTableRows(results, table)` is one of Tables 5–7, `judgeRows` Table 4's ground-truth judge. */
+/** `captionerTableRows(results, table)` is one of Tables 5–7, `captionerJudgeRows` Table 4's ground-truth judge. */
 export const tables4to7 = {
   ...tables4to7Module,
   ...tables4to7GridModule,
   ...tables4to7ReportModule,
   ...tableApi(TABLES['cc3m/tables4-7']),
-  judgeRows: tables4to7ReportModule.captionerJudgeRows,
-  judgeFigure: tables4to7ReportModule.captionerJudgeFigure,
 };

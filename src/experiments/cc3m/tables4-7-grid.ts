@@ -12,6 +12,7 @@ import { writeFileIfChanged } from '../../util/atomic';
 import { CAPTIONER_FEATURES, CAPTIONER_MODELS, type CaptionerFeatures, type CaptionerModel, type Recipe } from '../recipe';
 import { splitOf, type SplitFractions } from '../cc3m-dataset';
 import { prepareWorldInputs } from '../inputs';
+import { readSplitImages, type SplitImages } from '../plan';
 import { readWebTruth } from '../world-stats';
 
 export const CAPTIONER_TRAINING = ['coco', 'conceptual'] as const;
@@ -174,9 +175,14 @@ export async function prepareCaptionerInputs(recipe: Recipe, options: { cacheDir
   };
 }
 
+/** Where a test split's evaluation images are (a plan's `SplitImages`). */
+export function testSource(inputs: CaptionerInputs, test: CaptionerTest): SplitImages {
+  if (test === 'conceptual') return { list: inputs.conceptualTest };
+  if (test === 'coco') return { path: inputs.cocoTest, imageRoot: inputs.imageRoot };
+  return { path: inputs.flickrTest, imageRoot: inputs.imageRoot, ...(inputs.flickrLimit !== undefined ? { limit: inputs.flickrLimit } : {}) };
+}
+
 /** The evaluation images of a test split. */
 export function testImages(inputs: CaptionerInputs, test: CaptionerTest): EvalImage[] {
-  if (test === 'conceptual') return JSON.parse(fs.readFileSync(inputs.conceptualTest, 'utf8')) as EvalImage[];
-  if (test === 'coco') return readEvalImages({ path: inputs.cocoTest, imageRoot: inputs.imageRoot });
-  return readEvalImages({ path: inputs.flickrTest, imageRoot: inputs.imageRoot, ...(inputs.flickrLimit !== undefined ? { limit: inputs.flickrLimit } : {}) });
+  return readSplitImages(testSource(inputs, test));
 }

@@ -27,22 +27,21 @@
  */
 import type { DecodeSettings } from '../../decode';
 import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding';
-import { readLog, readPredictions, readScores, type LogLine } from '../../runs/layout';
+import { readPredictions, readScores, type LogLine } from '../../runs/layout';
 import { readExamples, type EvalImage } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
-import type { WorkerPort } from '../../util/workers';
 import type { CaptionerFeatures, Recipe } from '../recipe';
-import { captionSplitOnce, selectCheckpoint, splitCaptioned } from '../evaluate';
-import { trainWithReports } from '../runner';
+import { splitCaptioned } from '../evaluate';
+import { loggedDevCurve, runPlan, type DevChoice, type PlanEvaluation, type PlanRow, type RowOutcome } from '../plan';
 import { perImageFields, perImageOfSplits, type SplitsPerImage } from '../split-per-image';
-import { visualFromSpec, type FeatureSpec } from '../visual';
-import { reportToParent, runInLanes } from '../workers';
+import type { FeatureSpec } from '../visual';
 import {
   CAPTIONER_METRICS,
   CAPTIONER_TESTS,
   captionerVariants,
   prepareCaptionerInputs,
   testImages,
+  testSource,
   type CaptionerInputs,
   type CaptionerTest,
   type CaptionerVariant,
@@ -93,41 +92,6 @@ export function captionerTrainConfig(recipe: Recipe, variant: CaptionerVariant, 
     clipNorm: grid.clipNorm,
     ...choice,
   };
-}
-
-/** The dev CIDEr curve a run logged, and the checkpoint CC3M §5.2 keeps: the best dev CIDEr (ties: the earlier). */
-export interface DevChoice {
-  step: number;
-  /** Dev CIDEr (×1) at the chosen step. */
-  cider: number;
-  curve: { step: number; cider: number }[];
-}
-
-/** The dev CIDEr the run logged at each step (the last line per step: a resumed run logs its steps again). */
-export function loggedDevCurve(runDir: string): DevChoice['curve'] {
-  const atStep = new Map<number, number>();
-  for (const line of readLog(runDir)) if (line.val && Number.isFinite(line.val.CIDEr)) atStep.set(line.step, line.val.CIDEr!);
-  return [...atStep].sort((a, b) => a[0] - b[0]).map(([step, cider]) => ({ step, cider }));
-}
-
-/**
- * CC3M §5.2's choice among the run's kept checkpoints: `selectCheckpoint`'s rule (the best value, ties to the
- * earlier) on the dev CIDEr the run logged while training (greedy, so the dev set is not decoded again).
- */
-export async function devCheckpoint(runDir: string): Promise<DevChoice & { dir: string }> {
-  const curve = loggedDevCurve(runDir);
-  const atStep = new Map(curve.map((p) => [p.step, p.cider]));
-  const choice = await selectCheckpoint(
-    runDir,
-    'dev',
-    async ({ step }) => {
-      const cider = atStep.get(step);
-      if (cider === undefined) throw new Error(`${runDir}: no dev CIDEr logged at the kept checkpoint of step ${step}`);
-      return cider;
-    },
-    (cider) => cider,
-  );
-  return { step: choice.step, cider: atStep.get(choice.step)!, dir: choice.dir, curve };
 }
 
 /** The judge's figures of one test's captions, with the GOOD share (CC3M Table 4's stand-in). */
@@ -199,52 +163,40 @@ export function storedTest(runDir: string, test: CaptionerTest, decode: DecodeSe
   return { metrics, ...(judged ? { judged } : {}), images: predictions.items.length, distinct: new Set(predictions.items.map((i) => i.caption)).size };
 }
 
-export interface VariantJob {
-  recipe: Recipe;
-  variant: CaptionerVariant;
-  inputs: CaptionerInputs;
-  runsRoot: string;
-  cacheDir?: string;
-}
-
-/** Trains (or reuses) one run and scores it on the three tests (or reads the stored scores). */
-export async function runCaptionerVariant(
-  job: VariantJob,
-  hooks: { say?: (line: string) => void; progress?: (task: string, done: number, total: number) => void; onLog?: (run: string, line: LogLine) => void } = {},
-): Promise<CaptionerRow> {
-  const { recipe, variant, inputs } = job;
-  const say = hooks.say ?? (() => {});
-  const visual = await visualFromSpec(captionerFeatureSpec(recipe, variant.features, job.cacheDir));
+/**
+ * One variant as a plan row: its run on its own features (1×1 or 8×8), the checkpoint chosen on the dev CIDEr it
+ * logged (CC3M §5.2; without a dev set, its last), the three tests captioned with it, scored with METEOR and SPICE
+ * too (stored scores stand only when they hold every metric), no thumbnails.
+ */
+export function captionerRow(recipe: Recipe, variant: CaptionerVariant, inputs: CaptionerInputs, cacheDir?: string): PlanRow {
   const config = captionerTrainConfig(recipe, variant, inputs);
-  const run = await trainWithReports(config, visual, { ...hooks, runsRoot: job.runsRoot });
-  const decode = recipe.captioners.decode;
-  const chosen = config.val ? await devCheckpoint(run.dir) : undefined;
-  if (chosen) say(`${variant.label}: best dev CIDEr ${(100 * chosen.cider).toFixed(1)} at step ${chosen.step} of ${config.steps}`);
-  const tests = {} as Record<CaptionerTest, TestScores>;
-  let captioned = 0;
-  for (const test of CAPTIONER_TESTS) {
-    // scored with METEOR and SPICE too (stored scores count only when every metric is there), no thumbnails
-    const fresh = await captionSplitOnce(run.dir, testImages(inputs, test), visual, {
-      split: splitName(test),
-      decode,
-      ...(chosen ? { checkpoint: chosen.dir } : {}),
-      thumbnails: false,
-      metrics: ['rouge', 'cider', 'meteor', 'spice'],
-      stored: (dir) => storedTest(dir, test, decode) !== undefined,
-      say,
-      label: variant.label,
-      progress: hooks.progress ? (done, total) => hooks.progress!(`caption ${variant.label} ${test}`, done, total) : undefined,
-    });
-    if (fresh) captioned++;
-    tests[test] = storedTest(run.dir, test, decode)!;
-  }
-  const dev = chosen ? { step: chosen.step, cider: chosen.cider, curve: chosen.curve } : undefined;
-  return { ...variant, run: run.id, vocabSize: run.vocab.size, ...(dev ? { dev } : {}), tests, trained: run.stepsRun > 0, captioned };
+  const evaluations = CAPTIONER_TESTS.map((test): PlanEvaluation => ({
+    split: splitName(test),
+    images: testSource(inputs, test),
+    decode: recipe.captioners.decode,
+    thumbnails: false,
+    metrics: ['rouge', 'cider', 'meteor', 'spice'],
+    requires: [...CAPTIONER_METRICS],
+  }));
+  return {
+    label: variant.label,
+    features: captionerFeatureSpec(recipe, variant.features, cacheDir),
+    stages: [{ configs: [config], ...(config.val ? { select: { by: 'logged' as const } } : {}), evaluations }],
+  };
 }
 
-/** Worker side of `runCaptionerVariant` (src/util/workers.ts). */
-export async function captionerVariantJob(job: VariantJob, port: WorkerPort): Promise<CaptionerRow> {
-  return runCaptionerVariant(job, reportToParent(port));
+/** A variant's row from its plan row's outcome: the stored tests, the dev curve it was chosen on. */
+export function captionerResult(recipe: Recipe, variant: CaptionerVariant, outcome: RowOutcome): CaptionerRow {
+  const [stage] = outcome.stages;
+  const { run, selection } = stage!;
+  const curve = selection ? loggedDevCurve(run.dir) : [];
+  const dev = selection ? { step: selection.step, cider: curve.find((p) => p.step === selection.step)!.cider, curve } : undefined;
+  const tests = Object.fromEntries(CAPTIONER_TESTS.map((test) => [test, storedTest(run.dir, test, recipe.captioners.decode)!])) as Record<
+    CaptionerTest,
+    TestScores
+  >;
+  const captioned = Object.values(stage!.evaluations).filter((e) => e.fresh).length;
+  return { ...variant, run: run.id, vocabSize: run.vocabSize, ...(dev ? { dev } : {}), tests, trained: run.stepsRun > 0, captioned };
 }
 
 export interface CaptionerOptions {
@@ -270,26 +222,20 @@ export async function runCc3mCaptioners(recipe: Recipe, options: CaptionerOption
   const conceptualExamples = await readExamples({ kind: 'tsv', path: inputs.conceptualTrain });
   const tests = Object.fromEntries(CAPTIONER_TESTS.map((t) => [t, testImages(inputs, t)])) as Record<CaptionerTest, EvalImage[]>;
   const keys = [...new Set([...cocoExamples, ...conceptualExamples].map((e) => e.key).concat(CAPTIONER_TESTS.flatMap((t) => tests[t].map((i) => i.key))))];
-  // every mode reads the same stored features: extracting them once covers 1×1 and 8×8
-  const visual = await visualFromSpec(captionerFeatureSpec(recipe, '1x1', options.cacheDir), { progress: options.progress });
-  say(`visual features (${recipe.features.backbone}) for ${keys.length} images`);
-  await visual.prepare(keys);
   const variants = captionerVariants().filter((v) => !options.only || options.only.includes(v.label));
-  const jobs = variants.map((variant) => ({ recipe, variant, inputs, runsRoot, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) }));
-  const hooks = { say: options.say, progress: options.progress, onLog: options.onLog };
   const concurrency = recipe.captioners.concurrency;
   // side by side, the slowest runs first (the RNN over 64 grid positions, then the 8×8 Transformer), so the lanes end together
   const cost = (v: CaptionerVariant) => (v.features === '8x8' ? (v.model === 'RNN' ? 0 : 1) : 2);
-  const order = jobs.map((_, i) => i);
-  if (concurrency > 1) order.sort((a, b) => cost(jobs[a]!.variant) - cost(jobs[b]!.variant) || a - b);
-  const ran = await runInLanes(
-    order.map((i) => jobs[i]!),
-    concurrency,
-    { modulePath: __filename, worker: captionerVariantJob, here: (job) => runCaptionerVariant(job, hooks), label: (job) => job.variant.label },
-    hooks,
-  );
-  const rows: CaptionerRow[] = new Array(jobs.length);
-  order.forEach((job, k) => (rows[job] = ran[k]!));
+  const order = variants.map((_, i) => i);
+  if (concurrency > 1) order.sort((a, b) => cost(variants[a]!) - cost(variants[b]!) || a - b);
+  const plan = {
+    rows: variants.map((variant) => captionerRow(recipe, variant, inputs, options.cacheDir)),
+    // every mode reads the same stored features: extracting them once covers 1×1 and 8×8
+    prepare: { spec: captionerFeatureSpec(recipe, '1x1', options.cacheDir), keys },
+    order,
+  };
+  const outcomes = await runPlan(plan, { runsRoot, say: options.say, progress: options.progress, onLog: options.onLog, concurrency });
+  const rows = variants.map((variant, i) => captionerResult(recipe, variant, outcomes[i]!));
   return {
     seed: recipe.seed,
     recipe,
