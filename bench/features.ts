@@ -8,16 +8,16 @@
  * Run: npx tsx bench/features.ts [images] [runs] [cacheDir]   (or node dist/bench/features.js … after a build)
  *
  * `npx tsx bench/features.ts probe [images] [cacheDir] [backbone…]` runs the region linear probes
- * (src/vision/probe.ts) instead: test accuracy of naming each object from its region vector.
+ * (src/train/probe.ts) instead: test accuracy of naming each object from its region vector.
  */
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../src/tf/backend';
 import type { Backbone } from '../src/vision/backbone';
 import { computeFeatures, imagePixels } from '../src/vision/features';
-import { loadBackbone } from '../src/vision/index';
+import { trainedBackbone } from '../src/train/world-cnn';
 import { ImageSource } from '../src/data/images';
 import { BACKBONE_NAMES, isBackboneName } from '../src/vision/backbone';
-import { regionProbes } from '../src/vision/probe';
+import { regionProbes } from '../src/train/probe';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,7 +37,7 @@ async function probe(args: string[]): Promise<void> {
   const info = await initBackend();
   console.log(`region linear probes on tfjs ${info.name}: ${n} training images per probe; test accuracy (train accuracy), regions`);
   for (const name of names.length ? names : BACKBONE_NAMES) {
-    const backbone = await loadBackbone(name, { worldCnn: { cacheDir } });
+    const backbone = await trainedBackbone(name, { worldCnn: { cacheDir } });
     const t0 = performance.now();
     const { coco, nocaps } = await regionProbes(backbone, n);
     const pct = (x: number) => (100 * x).toFixed(1);
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   for (const name of BACKBONE_NAMES) {
     let backbone!: Backbone;
     const loadMs = await timed(async () => {
-      backbone = await loadBackbone(name, { worldCnn: { cacheDir } });
+      backbone = await trainedBackbone(name, { worldCnn: { cacheDir } });
     });
     const size = backbone.inputSize;
     const pixelRuns: number[] = [];

@@ -4,17 +4,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as tf from '@tensorflow/tfjs';
-import {
-  conv3x3,
-  pretrainLearningRate,
-  pretrainWorldCnn,
-  worldCnn,
-  worldCnnId,
-  labelSpace,
-  coveredCells,
-  DEFAULT_PRETRAIN,
-  type PretrainOptions,
-} from '../src/vision/world-cnn';
+import { pretrainLearningRate, pretrainWorldCnn } from '../src/train/world-cnn';
+import { conv3x3, worldCnn, worldCnnId, labelSpace, coveredCells, DEFAULT_PRETRAIN, type PretrainOptions } from '../src/vision/world-cnn';
 import { MobilenetBackbone } from '../src/vision/mobilenet';
 import { computeFeatures } from '../src/vision/features';
 import { buildConcepts } from '../src/world/concepts';
@@ -52,8 +43,11 @@ test('world-cnn pre-training reduces its loss, is deterministic, and is cached b
   // the cache: the first call trains and saves, the second loads the same weights
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-vision-'));
   const lines: string[] = [];
-  const first = await worldCnn({ config: TINY, pretrain: { ...RECIPE, steps: 4 }, cacheDir: dir, log: (l) => lines.push(l) });
-  const second = await worldCnn({ config: TINY, pretrain: { ...RECIPE, steps: 4 }, cacheDir: dir, log: (l) => lines.push(l) });
+  const options = { config: TINY, pretrain: { ...RECIPE, steps: 4 }, cacheDir: dir, log: (l: string) => lines.push(l) };
+  // without a trainer, weights that are not cached are an error naming them
+  await assert.rejects(worldCnn(options), /world-cnn: no weights .* in .*backbones; load it through trainedBackbone/);
+  const first = await worldCnn({ ...options, train: pretrainWorldCnn });
+  const second = await worldCnn(options);
   assert.equal(first.id, second.id);
   assert.equal(first.id, worldCnnId(TINY, { ...RECIPE, steps: 4 }, 'cpu'));
   assert.match(lines[0]!, /pre-trained/);

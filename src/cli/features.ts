@@ -8,7 +8,7 @@ import { terminalProgress } from '../util/progress';
 import { formatTable } from '../report/table';
 import { BACKBONE_NAMES, isBackboneName } from '../vision/backbone';
 import { extractFeatures } from '../vision/cache';
-import { loadBackbone } from '../vision/index';
+import { trainedBackbone } from '../train/world-cnn';
 import { sourceSlice } from '../vision/sources';
 import type { ImageRef } from '../vision/features';
 import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
@@ -79,7 +79,7 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
   const progress = terminalProgress();
   const started = Date.now();
   try {
-    const backbone = await loadBackbone(flags.backbone, {
+    const backbone = await trainedBackbone(flags.backbone, {
       worldCnn: {
         cacheDir: flags.out,
         recipe: flags.recipe as PretrainRecipe,

@@ -10,7 +10,8 @@ import { extractFeatures, FeatureStore } from '../vision/cache';
 import { ImageFeatures } from '../vision/features';
 import { croppedFeatures, randomCropBox, type CropAugmentation } from '../vision/crop';
 import { resolveWorldImage, worldFor } from '../data/images';
-import { BackboneName, loadBackbone } from '../vision';
+import type { BackboneName } from '../vision';
+import { trainedBackbone } from '../train/world-cnn';
 import { initBackend } from '../tf/backend';
 import type { VisualProvider } from '../train/visual';
 import type { Progress } from '../util/progress';
@@ -43,7 +44,7 @@ function worldLabels(key: string): number[] | undefined {
 
 export async function visualFromSpec(spec: FeatureSpec, options: { progress?: Progress } = {}): Promise<VisualProvider> {
   await initBackend({ logger: () => {} });
-  const backbone = await loadBackbone(spec.backbone, { worldCnn: { cacheDir: spec.cacheDir, progress: options.progress } });
+  const backbone = await trainedBackbone(spec.backbone, { worldCnn: { cacheDir: spec.cacheDir, progress: options.progress } });
   let store: FeatureStore = FeatureStore.open(backbone, { cacheDir: spec.cacheDir });
   const layout = visualLayout(spec.mode, backbone.featureDim);
   if (spec.crop && spec.mode === 'regions') throw new Error('features: crops apply to the global and grid modes (regions keep their boxes)');

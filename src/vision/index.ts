@@ -24,7 +24,6 @@ export {
   type WorldCnnConfig,
   type WorldCnnOptions,
 } from './world-cnn';
-export { linearProbe, regionProbes, worldRegions, type ProbeResult, type RegionSet } from './probe';
 export { MobilenetBackbone, type MobilenetOptions } from './mobilenet';
 
 export interface LoadBackboneOptions {
@@ -35,7 +34,8 @@ export interface LoadBackboneOptions {
 
 /**
  * A backbone by name, on the current tfjs backend (call `initBackend` first to pick the fastest).
- * world-cnn loads its cached weights or pre-trains them once; mobilenet loads the bundled model.
+ * world-cnn loads its cached weights, or pre-trains them once with `options.worldCnn.train` (src/train/world-cnn.ts's
+ * `trainedBackbone` passes it); mobilenet loads the bundled model.
  */
 export async function loadBackbone(name: BackboneName, options: LoadBackboneOptions = {}): Promise<Backbone> {
   switch (name) {

@@ -5,16 +5,16 @@
  * - model.ts: the network, its pre-training heads and loss;
  * - recipes.ts: pre-training options, the named recipes and the metrics a run reports;
  * - data.ts: the labelled pre-training corpus and its batch tensors;
- * - pretrain.ts: the training loop (schedule, batch order, flips), calibration;
+ * - the training loop (schedule, batch order, flips) and calibration: src/train/world-cnn.ts, a layer above, passed
+ *   in as `train` (its `trainedBackbone` does);
  * - evaluate.ts: held-out mAP, top-1 and recall of the concept head;
  * - weights.ts: cache key, id, saving and loading weights;
- * - here: `worldCnn`, loaded from the cache or pre-trained once and saved.
+ * - here: `worldCnn`, loaded from the cache or pre-trained once (by `train`) and saved.
  */
 import * as path from 'path';
 import { loadTf, numericBackend } from '../../tf/backend';
 import type { Progress } from '../../util/progress';
 import { DEFAULT_WORLD_CNN, type WorldCnn, type WorldCnnConfig } from './model';
-import { pretrainWorldCnn } from './pretrain';
 import { PRETRAIN_RECIPES, type PretrainOptions, type PretrainRecipe } from './recipes';
 import { loadWorldCnn, saveWorldCnn, worldCnnId } from './weights';
 
@@ -22,7 +22,6 @@ export { DEFAULT_WORLD_CNN, WorldCnn, conv3x3, type LossExtras, type WorldCnnCon
 export { DEFAULT_PRETRAIN, PRETRAIN_RECIPES, type PretrainMetrics, type PretrainOptions, type PretrainRecipe } from './recipes';
 export { coveredCells, labelSpace, labelledImages, type LabelSpace, type LabelledImages } from './data';
 export { evaluateLabels } from './evaluate';
-export { pretrainLearningRate, pretrainWorldCnn } from './pretrain';
 export { WORLD_CNN_VERSION, loadWorldCnn, saveWorldCnn, worldCnnId, worldCnnKey } from './weights';
 
 export interface WorldCnnOptions {
@@ -35,6 +34,8 @@ export interface WorldCnnOptions {
   progress?: Progress;
   /** Receives one line when weights are trained or loaded. */
   log?: (line: string) => void;
+  /** Pre-trains a fresh network when the weights are not cached (src/train/world-cnn.ts's `pretrainWorldCnn`). */
+  train?: (config: WorldCnnConfig, options: PretrainOptions, progress: Progress | undefined, id: string) => Promise<WorldCnn>;
 }
 
 export const DEFAULT_CACHE_DIR = '.cckit-cache';
@@ -52,7 +53,8 @@ export async function worldCnn(options: WorldCnnOptions = {}): Promise<WorldCnn>
     options.log?.(`world-cnn: loaded ${id} from ${dir}`);
     return cached;
   }
-  const model = await pretrainWorldCnn(config, pretrain, options.progress, id);
+  if (!options.train) throw new Error(`world-cnn: no weights ${id} in ${dir}; load it through trainedBackbone (src/train/world-cnn.ts) to pre-train them`);
+  const model = await options.train(config, pretrain, options.progress, id);
   saveWorldCnn(model, dir, pretrain);
   const m = model.metrics!;
   options.log?.(

@@ -1,5 +1,6 @@
 /**
- * The pre-training loop: a fresh seeded network trained on the labelled corpus (data.ts) with Adam,
+ * The world CNN's pre-training loop (the backbone of src/vision/world-cnn/): a fresh seeded network trained on the
+ * labelled corpus (vision/world-cnn/data.ts) with Adam,
  * a linear warm-up then cosine decay to a tenth, random horizontal flips; then calibrated (features
  * scaled to RMS ≈ 1) and measured on held-out images.
  *
@@ -8,16 +9,25 @@
  * switches the tfjs backend: it uses the current one (callers run `initBackend` first, as the CLI
  * does).
  */
-import { loadTf, numericBackend } from '../../tf/backend';
-import type { Progress } from '../../util/progress';
-import { mixSeed, seededRandom, shuffled } from '../../util/random';
-import { buildConcepts } from '../../world/concepts';
-import { signatureVector, visualSignature } from '../../world/render';
-import { HELDOUT_STREAM, PRETRAIN_STREAM, batchTensors, labelSpace, labelledImages } from './data';
-import { evaluateLabels } from './evaluate';
-import { WorldCnn, type LossExtras, type WorldCnnConfig } from './model';
-import type { PretrainMetrics, PretrainOptions } from './recipes';
-import { worldCnnId } from './weights';
+import { loadTf, numericBackend } from '../tf/backend';
+import type { Progress } from '../util/progress';
+import { mixSeed, seededRandom, shuffled } from '../util/random';
+import { loadBackbone, type Backbone, type BackboneName, type LoadBackboneOptions } from '../vision';
+import { HELDOUT_STREAM, PRETRAIN_STREAM, batchTensors, labelSpace, labelledImages } from '../vision/world-cnn/data';
+import { evaluateLabels } from '../vision/world-cnn/evaluate';
+import { WorldCnn, type LossExtras, type WorldCnnConfig } from '../vision/world-cnn/model';
+import type { PretrainMetrics, PretrainOptions } from '../vision/world-cnn/recipes';
+import { worldCnnId } from '../vision/world-cnn/weights';
+import { buildConcepts } from '../world/concepts';
+import { signatureVector, visualSignature } from '../world/render';
+
+/**
+ * A backbone by name (`loadBackbone`), the world CNN pre-trained here when its weights are not cached yet: what the
+ * experiments, the features command and the benches load.
+ */
+export function trainedBackbone(name: BackboneName, options: LoadBackboneOptions = {}): Promise<Backbone> {
+  return loadBackbone(name, { ...options, worldCnn: { ...options.worldCnn, train: pretrainWorldCnn } });
+}
 
 /** Trains a fresh world CNN (no cache); returns it calibrated, with its metrics. */
 export async function pretrainWorldCnn(config: WorldCnnConfig, options: PretrainOptions, progress?: Progress, id?: string): Promise<WorldCnn> {
@@ -39,11 +49,11 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
   );
   const renderMs = performance.now() - renderStart;
   const model = WorldCnn.init(config, options.seed, space.names.length);
-  // tfjs's Adam, not train/'s Optimizer: a layer above vision, with epsilon 1e-8 where tfjs uses 1e-7
+  // tfjs's Adam, not train/optimizers.ts's (epsilon 1e-8 where tfjs uses 1e-7): the cached weights were trained so
   const optimizer = tf.train.adam(options.learningRate);
   const random = seededRandom(mixSeed(options.seed, 0x5eed));
-  // not train/'s BatchStream: a layer above vision, with a stream of its own per epoch and batches
-  // that end with the epoch; here permutations share the flips' stream (as the cached weights were trained)
+  // not train/data.ts's BatchStream (a stream of its own per epoch, batches that end with the epoch): here
+  // permutations share the flips' stream, as the cached weights were trained
   const imageIndices = Array.from({ length: data.pixels.length }, (_, i) => i);
   let order: number[] = [];
   const next = (): number => {
@@ -121,8 +131,8 @@ export async function pretrainWorldCnn(config: WorldCnnConfig, options: Pretrain
 
 /**
  * Learning rate at `step` (0-based): linear warm-up over the first 5% of the steps, then cosine decay
- * to a tenth of the peak. Local, not train/'s learningRateAt: that sits a layer above vision, decays
- * to 0, and counts the cosine from step + 1, not step (either would change the cached weights).
+ * to a tenth of the peak. Not optimizers.ts's learningRateAt: that decays to 0 and counts the cosine from
+ * step + 1, not step (either would change the cached weights).
  */
 export function pretrainLearningRate(options: Pick<PretrainOptions, 'steps' | 'learningRate'>, step: number): number {
   const warmup = Math.max(1, Math.round(options.steps * 0.05));

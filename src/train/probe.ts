@@ -8,10 +8,10 @@
  * objects of `test` images. Two standard probes: COCO (coco-train → coco-val, the 80 common
  * concepts) and nocaps (nocaps-val ids, common and long-tail concepts).
  */
-import type { Backbone } from './backbone';
-import { computeFeatures } from './features';
+import type { Backbone } from '../vision/backbone';
+import { computeFeatures } from '../vision/features';
 import { worldFor } from '../data/images';
-import { normalizedBox, orderRegions } from './regions';
+import { normalizedBox, orderRegions } from '../vision/regions';
 import { loadTf } from '../tf/backend';
 import { parseWorldUrl, worldUrl } from '../world/url';
 import type { WorldSplit } from '../world/splits';
