@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const recipe = {
     ...base,
     seed: Number(seed),
-    captioners: { ...base.captioners, steps: Number(steps), dev: { ...base.captioners.dev, every: Number(every) } },
+    captioners: { ...base.captioners, stage: { ...base.captioners.stage, steps: Number(steps), select: { every: Number(every) } } },
   };
   const inputs = await prepareCaptionerInputs(recipe, { say: (line) => console.error(line) });
   const visual = await visualFromSpec(captionerFeatureSpec(recipe, variant.features));

@@ -93,7 +93,7 @@ test("the recipe is CC3M's training: Adagrad 0.01, batch 25, 15 tokens, min coun
     assert.equal(c.model.overrides?.tieEmbeddings, true);
     assert.equal(c.model.kind, v.model === 'RNN' ? 'lstm' : 'transformer');
     assert.deepEqual(c.objectives, { ic: 1 });
-    assert.equal(c.steps, recipe.captioners.steps);
+    assert.equal(c.steps, recipe.captioners.stage.steps);
     // the training data decides the source; nothing else differs between the two trainings of one model
     assert.deepEqual(c.data.train, v.training === 'coco' ? [{ kind: 'coco', path: inputs.cocoTrain }] : [{ kind: 'tsv', path: inputs.conceptualTrain }]);
     assert.equal(captionerFeatureSpec(recipe, v.features).mode, v.features === '1x1' ? 'global' : 'grid');
@@ -124,17 +124,17 @@ test('splitPool: train, dev and test by URL hash, as splitOf assigns them', () =
 
 test('the dev choice (CC3M §5.2): a dev set adds dev scoring and keeps every checkpoint; without one, the last checkpoint', () => {
   const withDev = { ...inputs, cocoDev: '/data/coco/dev.json', conceptualDev: '/data/cc3m/dev.json' };
-  const { every } = recipe.captioners.dev;
+  const { every } = recipe.captioners.stage.select!;
   for (const v of captionerVariants()) {
     const c = captionerTrainConfig(recipe, v, withDev);
     assert.equal(c.val?.path, v.training === 'coco' ? withDev.cocoDev : withDev.conceptualDev);
     assert.equal(c.val?.every, every);
     assert.equal(c.val?.maxLen, 15);
     assert.equal(c.checkpointEvery, every);
-    assert.ok((c.keepCheckpoints ?? 0) * every > recipe.captioners.steps, 'every checkpoint is kept for the choice');
+    assert.ok((c.keepCheckpoints ?? 0) * every > recipe.captioners.stage.steps, 'every checkpoint is kept for the choice');
     const none = captionerTrainConfig(recipe, v, inputs);
     assert.equal(none.val, undefined);
-    assert.equal(none.checkpointEvery, recipe.captioners.steps);
+    assert.equal(none.checkpointEvery, recipe.captioners.stage.steps);
   }
 });
 

@@ -119,7 +119,16 @@ test("table8TrainConfig: the recipe's retrieval stages as matching-model runs wi
   assert.equal(pre.batchSize, 32);
   assert.deepEqual(pre.optimizer, { name: 'adam', lr: 1e-3, warmup: 40, decay: 'linear' });
   assert.equal(pre.checkpointEvery, 100, 'four checkpoints a stage, at least 50 steps apart');
-  assert.deepEqual(retrievalStage(recipe, 'pretrain'), { ...recipe.pretrain, steps: 400, warmup: 40 });
+  // a StageRecipe like every table's: the captioner's pre-training with the matching model, the vlm objective alone, no label smoothing
+  assert.deepEqual(retrievalStage(recipe, 'pretrain'), {
+    ...recipe.pretrain,
+    steps: 400,
+    warmup: 40,
+    objectives: { vlm: { weight: 1 } },
+    labelSmoothing: 0,
+    model: pre.model,
+  });
+  assert.equal('labelSmoothing' in pre, false, 'a label smoothing of 0 is left out of the config');
   // one override of the fine-tuning rate reaches the matching model's fine-tuning too
   assert.equal(table8TrainConfig({ ...recipe, finetune: { ...recipe.finetune, lr: 1e-4 } }, 'finetune', 'cc3m', pools).optimizer.lr, 1e-4);
   assert.equal(pre.vocab.minCount, recipe.minCount);

@@ -10,7 +10,7 @@ import { DecodeSettings, DECODE_PRESETS } from '../decode';
 import type { MatchingSize } from '../models/matching';
 import type { VisualMode } from '../models/visual-input';
 import type { ModelSpec } from '../train/models';
-import type { AdagradConfig, ScheduleConfig } from '../train/optimizers';
+import type { ScheduleConfig } from '../train/optimizers';
 import type { ObjectiveWeights, TrainConfig } from '../train/trainer';
 import type { WorldPresetName } from '../world/splits';
 import { CC3M_CROPS, type CropAugmentation } from '../vision/crop';
@@ -50,24 +50,36 @@ export interface WorldSpec {
 /** The world pipelines' settings every preset uses: no pornography detector (slow on CPU; the world has no such images), 2 workers. */
 export const WORLD_FILTERS: WorldSpec['filters'] = Object.freeze({ nsfw: false, workers: 2 });
 
-/** One training stage (pre-training or fine-tuning on COCO). */
+/**
+ * One training stage of any table: CC12M's pre-training and fine-tuning, the matching model's (Table 8), the
+ * narratives' (Table 6) and CC3M's captioners (Tables 4–7) — its model, objectives, optimizer, schedule, steps and
+ * checkpoint rule. `trainConfigFor` is the one builder of a run's TrainConfig from it.
+ */
 export interface StageRecipe {
+  /** The model trained (absent: the recipe's captioner, `Recipe.model`). */
+  model?: ModelSpec;
   steps: number;
   batchSize: number;
+  optimizer: 'adam' | 'adagrad';
   lr: number;
+  /** Linear warm-up steps (0: none). */
   warmup: number;
-  optimizer: 'adam';
   decay: NonNullable<ScheduleConfig['decay']>;
   /** The stage's objectives (a variant may replace the pre-training ones: Table 11, 12). */
   objectives: ObjectiveWeights;
   clipNorm: number;
+  /** Label smoothing of the token objectives (0: none). */
   labelSmoothing: number;
+  /** Caption tokens kept in training (absent: the recipe's `maxCaptionLen`). */
+  maxCaptionLen?: number;
+  /** Vocabulary: words seen at least this often in the training captions (absent: the recipe's `minCount`). */
+  minCount?: number;
   /** checkpointEvery = max(minEvery, round(steps / perRun)). */
   checkpoints: { perRun: number; minEvery: number };
   /**
-   * Pick the checkpoint (one every `every` steps, all kept) with the best nocaps-val CIDEr, and
-   * report nocaps test at it — the CC12M paper tuned its COCO fine-tuning length because longer
-   * fine-tuning overfits COCO (§4.1, app. E.5). Absent: the last checkpoint.
+   * Pick the checkpoint (one every `every` steps, all kept) with the best val CIDEr, and report test at it — the
+   * CC12M paper tuned its COCO fine-tuning length on nocaps val because longer fine-tuning overfits COCO (§4.1,
+   * app. E.5); CC3M §5.2 kept the best dev CIDEr. Absent: the last checkpoint.
    */
   select?: {
     every: number;
@@ -198,30 +210,25 @@ export interface CaptionerSection {
   models: Record<CaptionerModel, ModelSpec>;
   /** Feature mode per setting: 1×1 = the global vector, 8×8 = the grid. */
   features: Record<CaptionerFeatures, VisualMode>;
-  optimizer: AdagradConfig;
-  batchSize: number;
   /**
-   * Training steps of every run: the cap (the recipe's departure from the paper's scale). CC3M §5.2 trained until
-   * dev CIDEr stopped improving; cckit trains every run to the cap and captions the tests with the checkpoint of the
-   * best dev CIDEr (`dev`), the same choice where dev CIDEr does not improve again before the cap.
+   * Every run's stage (its model is the row kind's): CC3M §5.2's Adagrad at 0.01, batch 25, captions cut to 15 tokens,
+   * vocabulary words seen ≥ 4 times, clipping at 5. `steps` is the cap (the recipe's departure from the paper's scale):
+   * CC3M trained until dev CIDEr stopped improving; cckit trains every run to the cap and captions the tests with the
+   * checkpoint of the best dev CIDEr (`select.every`: every so many steps a run captions the dev part of its own
+   * training data, greedy, a cheaper stand-in for the paper's unstated dev decoding, and logs CIDEr), the same choice
+   * where dev CIDEr does not improve again before the cap. Without a dev set, the last checkpoint.
    */
-  steps: number;
+  stage: StageRecipe;
   /**
-   * CC3M §5.2's checkpoint choice: every `every` steps a run captions the dev part of its own training data (greedy
-   * decoding, a cheaper stand-in for the paper's unstated dev decoding) and logs CIDEr; the tests are captioned with
-   * the best. Conceptual-like dev: the pool's validation part (`splits`). COCO-like dev: `cocoDevFraction` of the
-   * COCO-like test split's images by URL hash (the world has no separate COCO dev split; those images leave the test).
+   * Where the dev sets come from. Conceptual-like dev: the pool's validation part (`splits`). COCO-like dev:
+   * `cocoDevFraction` of the COCO-like test split's images by URL hash (the world has no separate COCO dev split;
+   * those images leave the test).
    */
-  dev: { every: number; cocoDevFraction: number };
+  dev: { cocoDevFraction: number };
   /** Flickr-like test images (the split's first ones): CC3M Table 7 used Flickr's 1K test; tiny keeps 200 for time. */
   flickrImages: number;
-  /** Caption tokens kept in training (CC3M: 15). */
-  maxCaptionLen: number;
   /** Random crops of each training image (CC3M §5.2: 50–100% of the image, with distortion), from its stored features. */
   crop: CropAugmentation;
-  /** Vocabulary: words seen at least this often in the run's training captions (CC3M: 4). */
-  minCount: number;
-  clipNorm: number;
   decode: DecodeSettings;
   /** How the CC3M pool is split by URL hash (notebook 02's split); the test part is the Conceptual-like test. */
   splits: SplitFractions;
@@ -246,6 +253,9 @@ const stage = (): Pick<StageRecipe, 'optimizer' | 'decay' | 'objectives' | 'clip
   checkpoints: { perRun: 4, minEvery: 50 },
 });
 
+/** What the matching model's stages change beyond steps (Table 8): the contrastive VLM objective alone, which smooths no labels. */
+const vlm = (): StageOverride => ({ objectives: { vlm: { weight: 1 } }, labelSmoothing: 0 });
+
 /** The CC12M ablations' grids, the same at every size. */
 const ablations = (): AblationSection => ({
   maskingRates: [0.2, 0.4, 0.8],
@@ -257,20 +267,33 @@ const ablations = (): AblationSection => ({
 const captionerGrid = (size: 'tiny' | 'small', own: { steps: number; devEvery: number; flickrImages: number }): CaptionerSection => ({
   models: captionerModels(size),
   features: { '1x1': 'global', '8x8': 'grid' },
-  steps: own.steps,
-  dev: { every: own.devEvery, cocoDevFraction: 0.5 },
+  stage: cc3mStage(own.steps, own.devEvery),
+  dev: { cocoDevFraction: 0.5 },
   flickrImages: own.flickrImages,
-  ...cc3mTraining(),
+  ...cc3mSettings(),
 });
 
-/** CC3M §5.2's training settings, shared by every size of the captioner grid. */
-const cc3mTraining = (): Omit<CaptionerSection, 'models' | 'features' | 'steps' | 'dev' | 'flickrImages'> => ({
-  optimizer: { name: 'adagrad', lr: 0.01, decay: 'none' },
+/** CC3M §5.2's training stage at a cap of `steps`, dev CIDEr every `devEvery` steps; no warm-up, decay or label smoothing. */
+const cc3mStage = (steps: number, devEvery: number): StageRecipe => ({
+  steps,
   batchSize: 25,
-  maxCaptionLen: 15,
-  crop: { ...CC3M_CROPS },
-  minCount: 4,
+  optimizer: 'adagrad',
+  lr: 0.01,
+  warmup: 0,
+  decay: 'none',
+  objectives: { ic: 1 },
   clipNorm: 5,
+  labelSmoothing: 0,
+  maxCaptionLen: 15,
+  minCount: 4,
+  // without a dev set: one checkpoint, the last
+  checkpoints: { perRun: 1, minEvery: 1 },
+  select: { every: devEvery },
+});
+
+/** CC3M's settings besides the stage, shared by every size of the captioner grid. */
+const cc3mSettings = (): Omit<CaptionerSection, 'models' | 'features' | 'stage' | 'dev' | 'flickrImages'> => ({
+  crop: { ...CC3M_CROPS },
   // CC3M's beam of 4; captions decoded up to the 15 tokens the models were trained on
   decode: { ...DECODE_PRESETS.cc3m, maxLen: 15 },
   splits: { ...DEFAULT_URL_SPLIT_FRACTIONS },
@@ -310,7 +333,7 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
     zeroShot: true,
     val: { limit: 100, every: 100 },
     // the matching model's stages: the captioner's batch, rate and clipping, fewer steps
-    retrieval: { model: { size: 'tiny' }, pretrain: { steps: 400, warmup: 40 }, finetune: { steps: 150, warmup: 15 }, testFraction: 0.5 },
+    retrieval: { model: { size: 'tiny' }, pretrain: { steps: 400, warmup: 40, ...vlm() }, finetune: { steps: 150, warmup: 15, ...vlm() }, testFraction: 0.5 },
     narratives: { pretrainSteps: 1500, captioning: { steps: 150, batchSize: 16 }, testEvery: 5, inits: [...TABLE6_INITS] },
     captioners: captionerGrid('tiny', { steps: 400, devEvery: 50, flickrImages: 200 }),
     ablations: ablations(),
@@ -332,17 +355,20 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
     rows: [...TABLE3_SOURCES],
     zeroShot: true,
     val: { limit: 250, every: 500 },
-    retrieval: { model: { size: 'small' }, pretrain: {}, finetune: { steps: 1500, warmup: 150 }, testFraction: 0.5 },
+    retrieval: { model: { size: 'small' }, pretrain: { ...vlm() }, finetune: { steps: 1500, warmup: 150, ...vlm() }, testFraction: 0.5 },
     narratives: { pretrainSteps: 4000, captioning: { steps: 1000, batchSize: 32, warmup: 100 }, testEvery: 5, inits: [...TABLE6_INITS] },
     captioners: captionerGrid('small', { steps: 3000, devEvery: 250, flickrImages: 1000 }),
     ablations: ablations(),
   },
 };
 
+/** What one run of a stage trains on: its name, data, validation and start. */
 export interface StageRun {
   /** Run name (prefix of its id). */
   name: string;
   train: TrainConfig['data']['train'];
+  /** Validation while training (absent: COCO val at the recipe's `val` limit and interval; null: none). */
+  val?: TrainConfig['val'] | null;
   /** Replaces the stage's objectives. */
   objectives?: ObjectiveWeights;
   /** Fraction of the training pairs (Fig. 6). */
@@ -350,21 +376,25 @@ export interface StageRun {
   init?: TrainConfig['init'];
 }
 
-/** The TrainConfig of one stage of a recipe (key order as the runs so far wrote it in run.json). */
-export function trainConfigFor(recipe: Recipe, stage: StageRecipe, run: StageRun, inputs: Inputs): TrainConfig {
+/**
+ * The TrainConfig of one run of a stage: the only builder of a table's training runs (key order as the runs so far
+ * wrote it in run.json; a warm-up or label smoothing of 0 is left out, as the trainer's default).
+ */
+export function trainConfigFor(recipe: Recipe, stage: StageRecipe, run: StageRun, inputs: Pick<Inputs, 'cocoVal' | 'imageRoot'>): TrainConfig {
+  const val = run.val === undefined ? { path: inputs.cocoVal, imageRoot: inputs.imageRoot, limit: recipe.val.limit, every: recipe.val.every } : run.val;
   const config: TrainConfig = {
     name: run.name,
     seed: recipe.seed,
-    model: recipe.model,
-    data: { train: run.train, maxCaptionLen: recipe.maxCaptionLen },
-    val: { path: inputs.cocoVal, imageRoot: inputs.imageRoot, limit: recipe.val.limit, every: recipe.val.every },
-    vocab: { minCount: recipe.minCount },
+    model: stage.model ?? recipe.model,
+    data: { train: run.train, maxCaptionLen: stage.maxCaptionLen ?? recipe.maxCaptionLen },
+    ...(val ? { val } : {}),
+    vocab: { minCount: stage.minCount ?? recipe.minCount },
     objectives: run.objectives ?? stage.objectives,
-    optimizer: { name: stage.optimizer, lr: stage.lr, warmup: stage.warmup, decay: stage.decay },
+    optimizer: { name: stage.optimizer, lr: stage.lr, ...(stage.warmup > 0 ? { warmup: stage.warmup } : {}), decay: stage.decay },
     batchSize: stage.batchSize,
     steps: stage.steps,
     clipNorm: stage.clipNorm,
-    labelSmoothing: stage.labelSmoothing,
+    ...(stage.labelSmoothing > 0 ? { labelSmoothing: stage.labelSmoothing } : {}),
     checkpointEvery: checkpointEveryOf(stage),
     ...(stage.select ? { keepCheckpoints: Math.ceil(stage.steps / stage.select.every) + 1 } : {}),
     ...(run.init ? { init: run.init } : {}),

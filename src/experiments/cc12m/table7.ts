@@ -27,7 +27,7 @@ import { writeFileIfChanged } from '../../util/atomic';
 import { cocoTestScores, type Table5Metric } from './table5';
 import { DEFAULT_URL_SPLIT_FRACTIONS, splitOf, type SplitFractions } from '../cc3m-dataset';
 import { readWebTruth } from '../world-stats';
-import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
+import { TABLE3_SOURCES, trainConfigFor, type Inputs, type PretrainSource, type Recipe } from '../recipe';
 import { experimentImageKeys, prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { PREVIOUS_RUN, runPlan, type PlanEvaluation, type PlanRow, type RowOutcome } from '../plan';
@@ -150,19 +150,17 @@ export function table7PretrainConfig(recipe: Recipe, label: PretrainSource, file
  */
 export function table7FinetuneConfig(recipe: Recipe, label: PretrainSource, files: Table7Files, inputs: Inputs, pretrainRun?: string): TrainConfig {
   if ((label === 'none') !== (pretrainRun === undefined)) throw new Error(`table 7 row ${label}: ${label === 'none' ? 'no' : 'a'} pre-training run expected`);
-  const stage: StageRecipe = recipe.finetune;
-  const config = trainConfigFor(
+  return trainConfigFor(
     recipe,
-    stage,
+    recipe.finetune,
     {
       name: `table7-finetune-cc3m-from-${slugOf(label)}`,
       train: [{ kind: 'tsv', path: files.train }],
+      val: null,
       init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined,
     },
     inputs,
   );
-  const { val: _val, ...noVal } = config;
-  return noVal;
 }
 
 export interface Table7SplitScores {

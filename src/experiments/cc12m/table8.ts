@@ -46,7 +46,7 @@ import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import { prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
-import { checkpointEveryOf, stageFrom, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
+import { stageFrom, trainConfigFor, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
 import { PREVIOUS_RUN, runPlan, type PlanRow } from '../plan';
 import { SAME_SCORES } from '../split-per-image';
 import type { VisualProvider } from '../../train/visual';
@@ -126,9 +126,9 @@ export function table8ModelSpec(recipe: Recipe): ModelSpec {
   return { kind: 'matching', size: recipe.retrieval.model.size, ...(recipe.features.tags ? { overrides: { tagInputs: true } } : {}) };
 }
 
-/** The matching model's `stage`: the recipe's captioner stage of that name with `retrieval[stage]`'s changes. */
+/** The matching model's `stage`: the recipe's captioner stage of that name with `retrieval[stage]`'s changes, on the matching model. */
 export function retrievalStage(recipe: Recipe, stage: 'pretrain' | 'finetune'): StageRecipe {
-  return stageFrom(recipe, stage, recipe.retrieval[stage]);
+  return { ...stageFrom(recipe, stage, recipe.retrieval[stage]), model: table8ModelSpec(recipe) };
 }
 
 /** One stage of a row as a trainer config: the matching model, the vlm objective alone, the stage's Adam schedule and clipping. */
@@ -139,22 +139,8 @@ export function table8TrainConfig(
   train: DataSource[],
   init?: TrainConfig['init'],
 ): TrainConfig {
-  const s = retrievalStage(recipe, stage);
-  return {
-    name: `table8-${stage}-${row}`,
-    seed: recipe.seed,
-    model: table8ModelSpec(recipe),
-    data: { train, maxCaptionLen: recipe.maxCaptionLen },
-    vocab: { minCount: recipe.minCount },
-    objectives: { vlm: { weight: 1 } },
-    optimizer: { name: s.optimizer, lr: s.lr, warmup: s.warmup, decay: s.decay },
-    batchSize: s.batchSize,
-    steps: s.steps,
-    clipNorm: s.clipNorm,
-    // the stage's checkpoint rule (four a stage, at least 50 steps apart): what a killed run resumes from
-    checkpointEvery: checkpointEveryOf(s),
-    ...(init ? { init } : {}),
-  };
+  // no validation: the recalls are scored after the stage; its checkpoints (four a stage, at least 50 steps apart) are what a killed run resumes from
+  return trainConfigFor(recipe, retrievalStage(recipe, stage), { name: `table8-${stage}-${row}`, train, val: null, init }, { cocoVal: '' });
 }
 
 /** One row as a plan row: the matching model pre-trained on the row's pools (none: no stage), then fine-tuned on the retrieval set's training part from it. */

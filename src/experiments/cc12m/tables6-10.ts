@@ -174,20 +174,18 @@ export function narrativesDecode(recipe: Recipe): DecodeSettings {
  */
 export function table6Config(recipe: Recipe, init: Table6Init, files: NarrativesFiles, pretrainRun?: string): TrainConfig {
   if ((init === 'none') !== (pretrainRun === undefined)) throw new Error(`table 6 row ${init}: ${init === 'none' ? 'no' : 'a'} pre-training run expected`);
-  const stage = stageFrom(recipe, 'finetune', recipe.narratives.captioning);
-  const inputs = { pools: { cc3m: '', cc12m: '' }, cocoTrain: files.train, cocoVal: files.test, nocapsVal: files.test };
-  const config = trainConfigFor(
-    { ...recipe, maxCaptionLen: narrativeTokenCap(recipe) },
+  const stage = stageFrom(recipe, 'finetune', { ...recipe.narratives.captioning, maxCaptionLen: narrativeTokenCap(recipe) });
+  return trainConfigFor(
+    recipe,
     stage,
     {
       name: `narratives-from-${init}`,
       train: [{ kind: 'coco', path: files.train, imageRoot: files.imageRoot }],
+      val: null,
       init: pretrainRun ? { fromRun: pretrainRun, vocab: 'keep' } : undefined,
     },
-    inputs,
+    { cocoVal: files.test },
   );
-  const { val: _val, ...noVal } = config;
-  return noVal;
 }
 
 // ------------------------------------------------------------------ running

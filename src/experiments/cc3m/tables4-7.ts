@@ -10,7 +10,7 @@
  *    pool `prepareWorldInputs` filters for every experiment, split by URL hash as notebook 02's Table 3 does).
  *
  * CC3M's training settings: Adagrad at 0.01, batch 25, captions cut to 15 tokens, vocabulary words seen ≥ 4 times,
- * beam 4 (`Recipe.captioners`). Only the number of steps is the recipe's own (the paper trained for millions).
+ * beam 4 (`Recipe.captioners.stage`, a StageRecipe like every table's). Only the number of steps is the recipe's own (the paper trained for millions).
  *
  * Each run is scored on (Table 5) the COCO-like test — the world's coco-val split, never used for a choice here —
  * with CIDEr, ROUGE-L and METEOR; (Table 6) the Conceptual-like test, the pool's held-out test part, one reference
@@ -30,7 +30,7 @@ import type { CaptionGrounding, GroundingFigures } from '../../metrics/grounding
 import { readPredictions, readScores, type LogLine } from '../../runs/layout';
 import { readExamples, type EvalImage } from '../../train/data';
 import type { TrainConfig } from '../../train/trainer';
-import type { CaptionerFeatures, Recipe } from '../recipe';
+import { trainConfigFor, type CaptionerFeatures, type Recipe } from '../recipe';
 import { splitCaptioned } from '../evaluate';
 import { loggedDevCurve, runPlan, type DevChoice, type PlanEvaluation, type PlanRow, type RowOutcome } from '../plan';
 import { perImageFields, perImageOfSplits, type SplitsPerImage } from '../split-per-image';
@@ -60,38 +60,25 @@ export function captionerFeatureSpec(recipe: Recipe, features: CaptionerFeatures
 
 /** The TrainConfig of one variant (its run id hashes it with the training file's contents and the features). */
 export function captionerTrainConfig(recipe: Recipe, variant: CaptionerVariant, inputs: CaptionerInputs): TrainConfig {
-  const grid = recipe.captioners;
+  const { stage, models } = recipe.captioners;
   const source: TrainConfig['data']['train'][number] =
     variant.training === 'coco'
       ? { kind: 'coco', path: inputs.cocoTrain, ...(inputs.imageRoot ? { imageRoot: inputs.imageRoot } : {}) }
       : { kind: 'tsv', path: inputs.conceptualTrain };
   const dev = variant.training === 'coco' ? inputs.cocoDev : inputs.conceptualDev;
-  // with a dev set: every checkpoint kept for the choice afterwards (CC3M §5.2)
-  const choice = dev
-    ? {
-        val: {
+  const { select, ...last } = stage;
+  // with a dev set, dev CIDEr every `select.every` steps and every checkpoint kept for the choice afterwards (CC3M §5.2)
+  const val =
+    dev && select
+      ? {
           path: dev,
           ...(inputs.imageRoot && variant.training === 'coco' ? { imageRoot: inputs.imageRoot } : {}),
-          every: grid.dev.every,
-          maxLen: grid.maxCaptionLen,
-        },
-        checkpointEvery: grid.dev.every,
-        keepCheckpoints: Math.ceil(grid.steps / grid.dev.every) + 1,
-      }
-    : { checkpointEvery: grid.steps };
-  return {
-    name: `cc3m-${variant.label.toLowerCase()}`,
-    seed: recipe.seed,
-    model: grid.models[variant.model],
-    data: { train: [source], maxCaptionLen: grid.maxCaptionLen },
-    vocab: { minCount: grid.minCount },
-    objectives: { ic: 1 },
-    optimizer: grid.optimizer,
-    batchSize: grid.batchSize,
-    steps: grid.steps,
-    clipNorm: grid.clipNorm,
-    ...choice,
-  };
+          every: select.every,
+          maxLen: stage.maxCaptionLen ?? recipe.maxCaptionLen,
+        }
+      : null;
+  const runStage = { ...(val ? stage : last), model: models[variant.model] };
+  return trainConfigFor(recipe, runStage, { name: `cc3m-${variant.label.toLowerCase()}`, train: [source], val }, { cocoVal: '' });
 }
 
 /** The judge's figures of one test's captions, with the GOOD share (CC3M Table 4's stand-in). */
