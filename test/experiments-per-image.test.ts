@@ -13,8 +13,9 @@ import { after, test } from 'node:test';
 import { captionerPerImage, type CaptionerRow } from '../src/experiments/cc3m/tables4-7';
 import { table5PerImage, type Table5Row } from '../src/experiments/cc12m/table5';
 import { table7PerImage, type Table7Row } from '../src/experiments/cc12m/table7';
-import { RANKS_FILE, table8PerQuery, type Table8Row } from '../src/experiments/cc12m/table8';
-import type { Recalls } from '../src/experiments/cc12m/table8-scoring';
+import { RETRIEVAL_TEST_SPLIT, table8PerQuery, type Table8Row } from '../src/experiments/cc12m/table8';
+import { retrievalFile } from '../src/experiments/plan';
+import type { Recalls } from '../src/experiments/retrieval-scoring';
 import { narrativesPerImage, type Table6Row } from '../src/experiments/cc12m/tables6-10';
 import type { ResultRow } from '../src/experiments/runner';
 import { perImageOfSplits, SAME_SCORES } from '../src/experiments/split-per-image';
@@ -223,18 +224,21 @@ test("CC12M Table 8: per-query hits from the stored ranks, their means the row's
   const fine = matrix();
   const zero = matrix();
   const recalls = { finetuned: percent(retrievalRecall(fine, textImage, [1, 5, 10])), zeroShot: percent(retrievalRecall(zero, textImage, [1, 5, 10])) };
-  const write = (run: string, content: object) => {
-    fs.mkdirSync(path.join(runs, run), { recursive: true });
-    fs.writeFileSync(path.join(runs, run, RANKS_FILE), JSON.stringify(content));
+  // each run stores its own retrieval evaluation (the executor's `retrieval/<split>.json`)
+  const write = (run: string, test: string, ranks: ReturnType<typeof retrievalRanks>) => {
+    const file = retrievalFile(path.join(runs, run), RETRIEVAL_TEST_SPLIT);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ split: RETRIEVAL_TEST_SPLIT, test, recalls: {}, temperature: 1, ranks }));
   };
-  write('ft-cc12m', { test: 'digest', finetuned: retrievalRanks(fine, textImage), zeroShot: retrievalRanks(zero, textImage) });
-  write('ft-none', { test: 'digest', finetuned: retrievalRanks(zero, textImage) });
-  write('ft-cc3m', { test: 'another', finetuned: retrievalRanks(fine, textImage) });
+  write('ft-cc12m', 'digest', retrievalRanks(fine, textImage));
+  write('pre-cc12m', 'digest', retrievalRanks(zero, textImage));
+  write('ft-none', 'digest', retrievalRanks(zero, textImage));
+  write('ft-cc3m', 'another', retrievalRanks(fine, textImage));
   const row = (pretraining: Table8Row['pretraining'], run: string, finetuned: Recalls, zeroShot?: Recalls): Table8Row => ({
     pretraining,
     run,
     finetuned,
-    ...(zeroShot ? { zeroShot } : {}),
+    ...(zeroShot ? { zeroShot, pretrainRun: `pre-${pretraining}` } : {}),
     finalLoss: { finetune: 1 },
     pretrainPairs: 0,
     trained: false,
@@ -264,8 +268,8 @@ test("CC12M Table 8: per-query hits from the stored ranks, their means the row's
   assert.deepEqual(perQuery!['cc3m+cc12m'], {});
   assert.equal(perQueryNotes!.length, 3);
   assert.match(perQueryNotes![0]!, /^none finetuned \(ft-none\): .*the stored ranks give [\d.]+, the row [\d.]+/);
-  assert.equal(perQueryNotes![1], 'cc3m (ft-cc3m): the stored ranks are of another test set');
-  assert.match(perQueryNotes![2]!, /^cc3m\+cc12m \(ft-both\): no stored ranks/);
+  assert.equal(perQueryNotes![1], 'cc3m finetuned (ft-cc3m): the stored ranks are of another test set');
+  assert.match(perQueryNotes![2]!, /^cc3m\+cc12m finetuned \(ft-both\): no stored ranks/);
 });
 
 test('results as JSON leave the per-image scores and per-query hits out, their notes in', () => {

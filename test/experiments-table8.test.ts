@@ -25,7 +25,7 @@ import type { VisualProvider } from '../src/train/visual';
 import { hitsAt } from '../src/metrics/retrieval';
 import { paperNumbers } from '../src/report/paper';
 import { splitRetrieval, table8Sources, table8TrainConfig, retrievalStage, type Table8Result } from '../src/experiments/cc12m/table8';
-import { scoreMatchingRun, tokenRows, type Recalls } from '../src/experiments/cc12m/table8-scoring';
+import { scoreMatchingRun, tokenRows, type Recalls } from '../src/experiments/retrieval-scoring';
 import {
   TABLE8_NO_PAPER,
   table8ClaimList,

@@ -8,10 +8,12 @@
  * checkpoint (best val CIDEr over the kept checkpoints, or the dev CIDEr the trainer logged; among alternative
  * configs, such as a learning-rate grid, the best run), then captions each evaluation split with it unless the
  * captions from that decoder are stored, judging stored captions again when the judge changed. The next stage
- * starts from the chosen run (`PREVIOUS_RUN`). What a row gives back is plain data: each stage's run, choice and
- * the stored scores of every split; the table reads per-image scores from the captions each run keeps.
+ * starts from the chosen run (`PREVIOUS_RUN`). A matching model's stage is evaluated by retrieval instead (recalls
+ * and each query's rank, stored in the run). What a row gives back is plain data: each stage's run, choice and the
+ * stored scores of every split; the table reads per-image scores from the captions each run keeps.
  */
 import * as fs from 'fs';
+import * as path from 'path';
 
 import { rejudgeRun, type DecodeSettings, type EvaluateRunOptions } from '../decode';
 import { JUDGE_VERSION } from '../metrics/grounding';
@@ -20,9 +22,12 @@ import { readEvalImages, type EvalImage } from '../train/data';
 import { train, type TrainConfig, type TrainedRun } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { canonicalJson } from '../runs/run';
+import { writeJsonAtomic } from '../util/atomic';
+import { readJsonFile } from '../util/json';
 import type { WorkerPort } from '../util/workers';
 import { captionSplitOnce, selectCheckpoint } from './evaluate';
 import type { ExperimentOptions } from './options';
+import { retrievalSetDigest, scoreMatchingRun, type Recalls } from './retrieval-scoring';
 import { visualFromSpec, type FeatureSpec } from './visual';
 import { reportToParent, runInLanes } from './workers';
 
@@ -53,12 +58,33 @@ export interface PlanEvaluation {
  */
 export type PlanSelection = { by: 'captions'; split: string; images: SplitImages; decode: DecodeSettings; score: 'overall' | 'corpus' } | { by: 'logged' };
 
+/** A retrieval set scored with a stage's matching model (its last checkpoint): Recall@1/5/10 both ways, each query's rank. */
+export interface PlanRetrieval {
+  /** Stored in the run as `retrieval/<split>.json`. */
+  split: string;
+  images: SplitImages;
+  maxCaptionLen: number;
+}
+
+/** What a run stores of a retrieval evaluation (ranks: an image with no caption's Infinity is written as null). */
+export interface StoredRetrieval {
+  split: string;
+  /** The retrieval set's digest (`retrievalSetDigest`): the scores are read back only for the same set. */
+  test: string;
+  /** ×100. */
+  recalls: Recalls;
+  /** The model's learned temperature τ. */
+  temperature: number;
+  ranks: { imageToText: (number | null)[]; textToImage: (number | null)[] };
+}
+
 /** One training stage of a row. */
 export interface PlanStage {
   /** The stage's run; several are alternatives (a learning-rate grid): each is trained and the best chosen kept. */
   configs: TrainConfig[];
   select?: PlanSelection;
   evaluations?: PlanEvaluation[];
+  retrievals?: PlanRetrieval[];
 }
 
 /** One row of a table: its stages in order, on one set of features. */
@@ -103,6 +129,8 @@ export interface StageOutcome {
   alternatives: { config: TrainConfig; run: StageRun; step: number; value: number; candidates: CandidateOutcome[] }[];
   /** Each evaluation's stored scores, by split. */
   evaluations: Record<string, EvaluationOutcome>;
+  /** Each retrieval evaluation's stored recalls and ranks, by split. */
+  retrievals: Record<string, { scores: StoredRetrieval; fresh: boolean }>;
 }
 
 export interface EvaluationOutcome {
@@ -186,15 +214,46 @@ export async function runPlanRow(row: PlanRow, visual: VisualProvider, options: 
     if (!best) throw new Error(`${row.label}: a stage without a config`);
     for (const evaluation of stage.evaluations ?? [])
       evaluations[evaluation.split] = await evaluate(best.run.dir, best.config, evaluation, visual, options, best.dir);
+    const retrievals: StageOutcome['retrievals'] = {};
+    for (const retrieval of stage.retrievals ?? []) retrievals[retrieval.split] = await scoreRetrieval(best.run, retrieval, visual, options);
     stages.push({
       config: best.config,
       run: best.run,
       ...(stage.select ? { selection: { step: best.step, dir: best.dir!, candidates: best.candidates } } : {}),
       alternatives: alternatives.map(({ dir: _dir, ...a }) => a),
       evaluations,
+      retrievals,
     });
   }
   return { label: row.label, stages };
+}
+
+/** Where a run stores a retrieval evaluation. */
+export const retrievalFile = (runDir: string, split: string): string => path.join(runDir, 'retrieval', `${split}.json`);
+
+/** A run's stored retrieval evaluation of `split`, when there is one. */
+export function readRetrieval(runDir: string, split: string): StoredRetrieval | undefined {
+  const file = retrievalFile(runDir, split);
+  return fs.existsSync(file) ? (readJsonFile(file) as StoredRetrieval) : undefined;
+}
+
+/** Scores a matching run on a retrieval set unless its scores of the same set are stored (and the run did not train in this call). */
+async function scoreRetrieval(
+  run: StageRun,
+  retrieval: PlanRetrieval,
+  visual: VisualProvider,
+  options: ExperimentOptions,
+): Promise<{ scores: StoredRetrieval; fresh: boolean }> {
+  const images = readSplitImages(retrieval.images);
+  const test = retrievalSetDigest(images);
+  const stored = readRetrieval(run.dir, retrieval.split);
+  if (!options.force && run.stepsRun === 0 && stored?.test === test) return { scores: stored, fresh: false };
+  options.say?.(`scoring ${run.id} on ${retrieval.split} (${images.length} images)`);
+  const { recalls, ranks, temperature } = await scoreMatchingRun(run.dir, visual, images, retrieval.maxCaptionLen);
+  const scores: StoredRetrieval = { split: retrieval.split, test, recalls, temperature, ranks };
+  writeJsonAtomic(retrievalFile(run.dir, retrieval.split), scores);
+  // read back, as a stored one is (an image with no caption ranks at Infinity, written as null)
+  return { scores: readRetrieval(run.dir, retrieval.split)!, fresh: true };
 }
 
 /** A stage's config with `PREVIOUS_RUN` replaced by the previous stage's run folder. */

@@ -20,7 +20,7 @@ import * as tables6and10Module from './tables6-10';
 import * as tables6and10ReportModule from './tables6-10-report';
 import * as table8Module from './table8';
 import * as table8ReportModule from './table8-report';
-import * as table8ScoringModule from './table8-scoring';
+import * as table8ScoringModule from '../retrieval-scoring';
 
 /** Table 1 and the pipelines' funnels from the prepared pools (no training). */
 export const table1 = { ...table1Module, ...tableApi(TABLES['cc12m/table1']) };

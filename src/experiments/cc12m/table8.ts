@@ -23,34 +23,32 @@
  * a COCO-format file, the fine-tuning run's data) and a test part; `retrieval.data` points the recipe
  * at real files instead (pools, and Flickr-style COCO-format train and test).
  *
- * A row's recalls are stored in its fine-tuning run (`retrieval.json`, with the test set's digest)
- * and read back when the test set is unchanged; each query's rank behind them beside it (`retrieval-ranks.json`),
- * from which the result keeps every query's hit or miss per direction and K (`perQuery`).
+ * Each run's recalls, with each query's rank behind them and the test set's digest, are stored in the run
+ * (`retrieval/retrieval-test.json`, the executor's retrieval evaluation) and read back when the test set is
+ * unchanged; from the ranks the result keeps every query's hit or miss per direction and K (`perQuery`).
  *
- * This module runs the table (inputs, run configs, scoring, the run); table8-report.ts reports it (rows, claims,
- * figure).
+ * This module runs the table (inputs, run configs, the plan); its scoring is src/experiments/retrieval-scoring.ts,
+ * table8-report.ts reports it (rows, claims, figure).
  */
-import * as fs from 'fs';
 import * as path from 'path';
 
 import { readCocoAnnotations, type CocoCaptionFile } from '../../data/coco';
 import { hitsAt } from '../../metrics/retrieval';
 import { readLog } from '../../runs/layout';
-import { scoreMatchingRun, type Recalls } from './table8-scoring';
+import { retrievalSetDigest, type Recalls } from '../retrieval-scoring';
 import { type DataSource, type EvalImage, fileDigest, readEvalImages, readExamples } from '../../train/data';
 import { loadRunMatchingModel } from '../../train/load';
 import type { ModelSpec } from '../../train/models';
 import type { TrainConfig } from '../../train/trainer';
-import { writeFileIfChanged, writeJsonAtomic } from '../../util/atomic';
+import { writeFileIfChanged } from '../../util/atomic';
 import { readJsonFile } from '../../util/json';
 import { mixSeed, seededRandom, shuffled } from '../../util/random';
 import { prepareWorldInputs } from '../inputs';
 import type { ExperimentOptions } from '../options';
 import { stageFrom, trainConfigFor, type PretrainSource, type Recipe, type StageRecipe } from '../recipe';
-import { PREVIOUS_RUN, runPlan, type PlanRow } from '../plan';
+import { PREVIOUS_RUN, readRetrieval, runPlan, type PlanRow, type SplitImages, type StoredRetrieval } from '../plan';
 import { SAME_SCORES } from '../split-per-image';
-import type { VisualProvider } from '../../train/visual';
-import { visualFromSpec, type FeatureSpec } from '../visual';
+import type { FeatureSpec } from '../visual';
 
 /** The pools a row pre-trains on. */
 export function table8Sources(row: PretrainSource): ('cc3m' | 'cc12m')[] {
@@ -81,6 +79,8 @@ export interface Table8Inputs {
   finetune: DataSource;
   train: EvalImage[];
   test: EvalImage[];
+  /** Where the test part is, for the executor's retrieval evaluation. */
+  testImages: SplitImages;
   /** Content digests of the retrieval set (the stored recalls are read back only for the same test set). */
   digests: Record<string, string>;
 }
@@ -98,6 +98,7 @@ export async function table8Inputs(recipe: Recipe, options: ExperimentOptions): 
       finetune,
       train: readEvalImages(finetune),
       test: readEvalImages({ path: data.retrievalTest, imageRoot: data.imageRoot }),
+      testImages: { path: data.retrievalTest, ...(data.imageRoot ? { imageRoot: data.imageRoot } : {}) },
       digests: { retrievalTrain: fileDigest(data.retrievalTrain), retrievalTest: fileDigest(data.retrievalTest) },
     };
   }
@@ -116,7 +117,17 @@ export async function table8Inputs(recipe: Recipe, options: ExperimentOptions): 
     annotations: all.annotations.filter((a) => trainIds.has(a.image_id)),
   };
   writeFileIfChanged(trainFile, JSON.stringify(part));
-  return { pools: inputs.pools, finetune: { kind: 'coco', path: trainFile }, train, test, digests: { flickr: fileDigest(flickr) } };
+  // the test part as the list of images the retrieval evaluation reads
+  const testFile = path.join(path.dirname(flickr), `retrieval-test-seed${recipe.seed}-test${recipe.retrieval.testFraction}.json`);
+  writeFileIfChanged(testFile, JSON.stringify(test));
+  return {
+    pools: inputs.pools,
+    finetune: { kind: 'coco', path: trainFile },
+    train,
+    test,
+    testImages: { list: testFile },
+    digests: { flickr: fileDigest(flickr) },
+  };
 }
 
 // ------------------------------------------------------------------ runs
@@ -143,8 +154,16 @@ export function table8TrainConfig(
   return trainConfigFor(recipe, retrievalStage(recipe, stage), { name: `table8-${stage}-${row}`, train, val: null, init }, { cocoVal: '' });
 }
 
-/** One row as a plan row: the matching model pre-trained on the row's pools (none: no stage), then fine-tuned on the retrieval set's training part from it. */
-export function table8Row(recipe: Recipe, row: PretrainSource, inputs: Pick<Table8Inputs, 'pools' | 'finetune'>, features: FeatureSpec): PlanRow {
+/**
+ * One row as a plan row: the matching model pre-trained on the row's pools (none: no stage), then fine-tuned on the
+ * retrieval set's training part from it; each scored on the test part by retrieval (the pre-trained one zero-shot).
+ */
+export function table8Row(
+  recipe: Recipe,
+  row: PretrainSource,
+  inputs: Pick<Table8Inputs, 'pools' | 'finetune' | 'testImages'>,
+  features: FeatureSpec,
+): PlanRow {
   const sources = table8Sources(row);
   const pretrain =
     sources.length > 0
@@ -156,7 +175,13 @@ export function table8Row(recipe: Recipe, row: PretrainSource, inputs: Pick<Tabl
         )
       : undefined;
   const finetune = table8TrainConfig(recipe, 'finetune', row, [inputs.finetune], pretrain ? { fromRun: PREVIOUS_RUN, vocab: 'keep' } : undefined);
-  return { label: `table8 ${row}`, features, stages: [...(pretrain ? [{ configs: [pretrain] }] : []), { configs: [finetune] }] };
+  const retrievals = [{ split: RETRIEVAL_TEST_SPLIT, images: inputs.testImages, maxCaptionLen: recipe.maxCaptionLen }];
+  return {
+    label: `table8 ${row}`,
+    features,
+    // the pre-trained model is scored too (zero-shot) when the recipe asks
+    stages: [...(pretrain ? [{ configs: [pretrain], ...(recipe.zeroShot ? { retrievals } : {}) }] : []), { configs: [finetune], retrievals }],
+  };
 }
 
 /** The contrastive loss at a run's last logged step. */
@@ -215,38 +240,8 @@ export interface Table8Result {
   perQueryNotes?: string[];
 }
 
-/** The recalls a fine-tuning run stores (`retrieval.json`), with the digest of the test set they were scored on. */
-interface StoredRecalls {
-  test: string;
-  finetuned: Recalls;
-  zeroShot?: Recalls;
-  temperature: { pretrain?: number; finetune: number };
-}
-
-const RESULT_FILE = 'retrieval.json';
-
-/**
- * Each query's rank behind the stored recalls (`retrievalRanks`; JSON writes an image with no caption's Infinity as
- * null), stored compactly beside `retrieval.json` by the same scoring, with the test set's digest.
- */
-export const RANKS_FILE = 'retrieval-ranks.json';
-
-/** What `RANKS_FILE` holds. */
-export interface StoredRanks {
-  test: string;
-  finetuned: { imageToText: (number | null)[]; textToImage: (number | null)[] };
-  zeroShot?: { imageToText: (number | null)[]; textToImage: (number | null)[] };
-}
-
-/** Digest of a retrieval test set (its images and captions, in order). */
-function testDigest(images: readonly EvalImage[]): string {
-  const crypto = require('crypto') as typeof import('crypto');
-  return crypto
-    .createHash('sha256')
-    .update(JSON.stringify(images.map((i) => [i.key, i.references])))
-    .digest('hex')
-    .slice(0, 16);
-}
+/** The retrieval evaluation's split name: each run's recalls and ranks are stored as `retrieval/<split>.json`. */
+export const RETRIEVAL_TEST_SPLIT = 'retrieval-test';
 
 /**
  * Runs Table 8 for one seed: per row, pre-train the matching model on its pools (none: skip) and
@@ -256,7 +251,6 @@ function testDigest(images: readonly EvalImage[]): string {
  */
 export async function runTable8(recipe: Recipe, options: ExperimentOptions): Promise<Table8Result> {
   const started = Date.now();
-  const say = options.say ?? (() => {});
   const inputs = await table8Inputs(recipe, options);
   const spec: FeatureSpec = { ...recipe.features, cacheDir: options.features?.cacheDir ?? options.cacheDir };
   const poolPairs: Record<string, number> = {};
@@ -266,55 +260,30 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
     poolPairs[s] = pool.length;
     for (const example of pool) keys.add(example.key);
   }
-  const finetuneCaptions = inputs.train.reduce((n, i) => n + i.references.length, 0);
-  const test = testDigest(inputs.test);
-  let visual: VisualProvider | undefined;
-
-  // every row's two stages through the one executor (the rows side by side); the recalls are scored here after
-  const plan = {
-    rows: recipe.rows.map((row) => table8Row(recipe, row, inputs, spec)),
-    // every image a stage trains on or the scoring reads: features are extracted here, once (one writer)
-    prepare: { spec, keys: [...keys] },
-  };
+  // every image a stage trains on or a retrieval reads: features are extracted once, here (one writer)
+  const plan = { rows: recipe.rows.map((row) => table8Row(recipe, row, inputs, spec)), prepare: { spec, keys: [...keys] } };
   const outcomes = await runPlan(plan, options);
   const rows: Table8Row[] = [];
   for (const [r, row] of recipe.rows.entries()) {
-    const sources = table8Sources(row);
     const stages = outcomes[r]!.stages;
-    const pretrain = stages.length > 1 ? stages[0]!.run : undefined;
-    const finetune = stages.at(-1)!.run;
-    const trained = finetune.stepsRun > 0 || (pretrain?.stepsRun ?? 0) > 0;
-    const resultFile = path.join(finetune.dir, RESULT_FILE);
-    const wantZeroShot = recipe.zeroShot && pretrain !== undefined;
-    let stored = fs.existsSync(resultFile) ? (readJsonFile(resultFile) as StoredRecalls) : undefined;
-    if (trained || !stored || stored.test !== test || (wantZeroShot && !stored.zeroShot)) {
-      say(`table8 ${row}: scoring on ${inputs.test.length} test images`);
-      visual ??= await visualFromSpec(spec);
-      const finetuned = await scoreMatchingRun(finetune.dir, visual, inputs.test, recipe.maxCaptionLen);
-      const zeroShot = pretrain && wantZeroShot ? await scoreMatchingRun(pretrain.dir, visual, inputs.test, recipe.maxCaptionLen) : undefined;
-      const pretrainTemperature = pretrain ? (zeroShot?.temperature ?? (await learnedTemperature(pretrain.dir))) : undefined;
-      stored = {
-        test,
-        finetuned: finetuned.recalls,
-        ...(zeroShot ? { zeroShot: zeroShot.recalls } : {}),
-        temperature: { ...(pretrainTemperature !== undefined ? { pretrain: pretrainTemperature } : {}), finetune: finetuned.temperature },
-      };
-      writeJsonAtomic(resultFile, stored, { readable: true });
-      const ranks: StoredRanks = { test, finetuned: finetuned.ranks, ...(zeroShot ? { zeroShot: zeroShot.ranks } : {}) };
-      writeJsonAtomic(path.join(finetune.dir, RANKS_FILE), ranks);
-    }
+    const pretrain = stages.length > 1 ? stages[0] : undefined;
+    const finetune = stages.at(-1)!;
+    const finetuned = finetune.retrievals[RETRIEVAL_TEST_SPLIT]!.scores;
+    const zeroShot = pretrain?.retrievals[RETRIEVAL_TEST_SPLIT]?.scores;
+    const pretrainTemperature = pretrain ? (zeroShot?.temperature ?? (await learnedTemperature(pretrain.run.dir))) : undefined;
     rows.push({
       pretraining: row,
-      run: finetune.id,
-      ...(pretrain ? { pretrainRun: pretrain.id } : {}),
-      finetuned: stored.finetuned,
-      ...(wantZeroShot && stored.zeroShot ? { zeroShot: stored.zeroShot } : {}),
-      finalLoss: { ...(pretrain ? { pretrain: lastLoss(pretrain.dir) } : {}), finetune: lastLoss(finetune.dir) },
-      temperature: stored.temperature,
-      pretrainPairs: sources.reduce((n, s) => n + poolPairs[s]!, 0),
-      trained,
+      run: finetune.run.id,
+      ...(pretrain ? { pretrainRun: pretrain.run.id } : {}),
+      finetuned: finetuned.recalls,
+      ...(zeroShot ? { zeroShot: zeroShot.recalls } : {}),
+      finalLoss: { ...(pretrain ? { pretrain: lastLoss(pretrain.run.dir) } : {}), finetune: lastLoss(finetune.run.dir) },
+      temperature: { ...(pretrainTemperature !== undefined ? { pretrain: pretrainTemperature } : {}), finetune: finetuned.temperature },
+      pretrainPairs: table8Sources(row).reduce((n, s) => n + poolPairs[s]!, 0),
+      trained: finetune.run.stepsRun > 0 || (pretrain?.run.stepsRun ?? 0) > 0,
     });
   }
+  const finetuneCaptions = inputs.train.reduce((n, i) => n + i.references.length, 0);
   return {
     seed: recipe.seed,
     rows,
@@ -326,13 +295,13 @@ export async function runTable8(recipe: Recipe, options: ExperimentOptions): Pro
       pools: poolPairs,
     },
     seconds: (Date.now() - started) / 1000,
-    ...table8PerQuery(rows, options.runsRoot ?? 'runs', test),
+    ...table8PerQuery(rows, options.runsRoot ?? 'runs', retrievalSetDigest(inputs.test)),
   };
 }
 
 /**
- * Each row's per-query hits from the ranks its fine-tuning run stored (`RANKS_FILE`) for the test set of digest
- * `test`: kept for a setting only where every direction and K's hits have the row's recall as their mean ×100;
+ * Each row's per-query hits from the ranks its runs stored (`retrieval/retrieval-test.json`: the fine-tuning run's,
+ * and the pre-training run's for zero-shot) for the test set of digest `test`: kept for a setting only where every direction and K's hits have the row's recall as their mean ×100;
  * otherwise (no ranks stored, ranks of another test set, hits that give other recalls) a note says why.
  */
 export function table8PerQuery(rows: readonly Table8Row[], runsRoot: string, test: string): Pick<Table8Result, 'perQuery' | 'perQueryNotes'> {
@@ -341,30 +310,27 @@ export function table8PerQuery(rows: readonly Table8Row[], runsRoot: string, tes
   for (const row of rows) {
     const found: RowHits = {};
     perQuery[row.pretraining] = found;
-    const file = path.join(runsRoot, row.run, RANKS_FILE);
-    let stored: StoredRanks | undefined;
-    try {
-      stored = fs.existsSync(file) ? (readJsonFile(file) as StoredRanks) : undefined;
-    } catch (e) {
-      notes.push(`${row.pretraining} (${row.run}): ${(e as Error).message}`);
-      continue;
-    }
-    if (!stored) {
-      notes.push(`${row.pretraining} (${row.run}): no stored ranks (scored before they were kept: score again with force)`);
-      continue;
-    }
-    if (stored.test !== test) {
-      notes.push(`${row.pretraining} (${row.run}): the stored ranks are of another test set`);
-      continue;
-    }
     for (const which of ['finetuned', 'zeroShot'] as const) {
       const recalls = row[which];
-      if (!recalls) continue;
-      const ranks = stored[which];
-      if (!ranks) {
-        notes.push(`${row.pretraining} ${which} (${row.run}): no stored ranks`);
+      const run = which === 'finetuned' ? row.run : row.pretrainRun;
+      if (!recalls || !run) continue;
+      const where = `${row.pretraining} ${which} (${run})`;
+      let stored: StoredRetrieval | undefined;
+      try {
+        stored = readRetrieval(path.join(runsRoot, run), RETRIEVAL_TEST_SPLIT);
+      } catch (e) {
+        notes.push(`${where}: ${(e as Error).message}`);
         continue;
       }
+      if (!stored) {
+        notes.push(`${where}: no stored ranks`);
+        continue;
+      }
+      if (stored.test !== test) {
+        notes.push(`${where}: the stored ranks are of another test set`);
+        continue;
+      }
+      const { ranks } = stored;
       const hits = {} as QueryHits;
       const gaps: string[] = [];
       for (const direction of ['imageToText', 'textToImage'] as const) {
@@ -379,7 +345,7 @@ export function table8PerQuery(rows: readonly Table8Row[], runsRoot: string, tes
             gaps.push(`${direction} ${k}: the stored ranks give ${mean.toFixed(2)}, the row ${recalls[direction][k].toFixed(2)}`);
         }
       }
-      if (gaps.length > 0) notes.push(`${row.pretraining} ${which} (${row.run}): ${gaps.join('; ')}`);
+      if (gaps.length > 0) notes.push(`${where}: ${gaps.join('; ')}`);
       else found[which] = hits;
     }
   }

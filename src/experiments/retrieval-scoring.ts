@@ -1,18 +1,21 @@
 /**
- * CC12M Table 8's scoring: a matching model's cosine similarities over a retrieval set (`similarityMatrix`), the
- * Recall@1/5/10 in both directions with each query's rank behind them, and a trained run scored as a whole
- * (`scoreMatchingRun`). The table's runs and rows are in table8.ts.
+ * Retrieval scoring (CC12M Table 8's evaluation): a matching model's cosine similarities over a retrieval set
+ * (`similarityMatrix`), the Recall@1/5/10 in both directions with each query's rank behind them, a trained run scored
+ * as a whole (`scoreMatchingRun`), and the digest that names the set its stored scores are of (`retrievalSetDigest`).
+ * The executor (plan.ts) runs it as a stage's retrieval evaluation; Table 8's rows are in cc12m/table8.ts.
  */
+import * as crypto from 'crypto';
+
 import type * as TF from '@tensorflow/tfjs';
 
-import type { MatchingModel } from '../../models/matching';
-import { recallOfRanks, retrievalRanks, type RetrievalRanks, type RetrievalRecall } from '../../metrics/retrieval';
-import { loadTf } from '../../tf/backend';
-import { PAD_ID } from '../../text/tokens';
-import type { Vocabulary } from '../../text/vocab';
-import type { EvalImage } from '../../train/data';
-import { loadRunMatchingModel } from '../../train/load';
-import type { VisualProvider } from '../../train/visual';
+import type { MatchingModel } from '../models/matching';
+import { recallOfRanks, retrievalRanks, type RetrievalRanks, type RetrievalRecall } from '../metrics/retrieval';
+import { loadTf } from '../tf/backend';
+import { PAD_ID } from '../text/tokens';
+import type { Vocabulary } from '../text/vocab';
+import type { EvalImage } from '../train/data';
+import { loadRunMatchingModel } from '../train/load';
+import type { VisualProvider } from '../train/visual';
 
 /** Token id rows of captions, padded with PAD to the longest (at least one position). */
 export function tokenRows(vocab: Vocabulary, captions: readonly string[], maxLen: number): number[][] {
@@ -89,6 +92,15 @@ export function retrievalScoresAndRanks(
 /** Recall@1/5/10 (×100) of `model` on a retrieval set. */
 export function retrievalScores(model: MatchingModel, visual: VisualProvider, vocab: Vocabulary, images: readonly EvalImage[], maxCaptionLen: number): Recalls {
   return retrievalScoresAndRanks(model, visual, vocab, images, maxCaptionLen).recalls;
+}
+
+/** Digest of a retrieval set (its images and captions, in order): stored scores are read back only for the same set. */
+export function retrievalSetDigest(images: readonly EvalImage[]): string {
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify(images.map((i) => [i.key, i.references])))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A trained matching run's recalls on a retrieval set (and each query's rank behind them) and its learned temperature. */
