@@ -7,6 +7,106 @@
  * way; a claim over several compared pairs (CC3M Tables 4–7: each model and feature pairing) or over rankings
  * (Table 4) counts how many go the claim's way.
  */
+import { seedsInterval, type SeedEvidence } from '../metrics/bootstrap';
+import { studentTQuantile } from '../metrics/student-t';
+
+// ------------------------------------------------------------------ the verdict rule (issue #43)
+
+/** What a claim's interval over seeds and images decides (`decide`). */
+export const DECISIONS = ['holds', 'contradicted', 'no difference', 'undecided', 'not testable', 'not measured'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** A claim decided: its verdict and the numbers it was computed from. */
+export interface Decided {
+  verdict: Decision;
+  /** Mean over seeds of the difference (> 0 the claim's way), and its 95% interval (`seedsInterval`). */
+  estimate: number;
+  low: number;
+  high: number;
+  level: number;
+  seeds: number;
+  /** How the interval was made: t over the seeds, or one seed's image bootstrap. */
+  method?: 't over seeds' | 'images of one seed';
+  /** The margin a difference must stay inside to be "no difference" (stated per metric in advance). */
+  margin: number;
+  /** P(A > B): the share of seeds on which the difference goes the claim's way (a tie counts half). */
+  pAhead: number;
+  /** Whether the verdict goes the claim's way: holds, or no difference for an "A ≥ B" claim; undefined when undecided or unmeasured. */
+  supports?: boolean;
+  /** Undecided: the smallest true effect this design detects with 80% power at this spread. */
+  detectable?: number;
+  /** Undecided, over seeds: about how many seeds would decide it at this estimate and spread. */
+  seedsToDecide?: number;
+  /** Why it is not testable or not measured. */
+  reason?: string;
+}
+
+/**
+ * **The verdict rule.** A claim "A beats B" (`atLeast`: "A is at least B") is measured as a difference A − B on each
+ * seed, > 0 the claim's way. Its interval is the 95% interval of the mean over seeds (`seedsInterval`: Student's t
+ * over the seeds, each seed a world with its own evaluation images, so their spread holds both the training and the
+ * image noise; one seed: its image bootstrap). Then:
+ * - **holds**: the interval lies above 0;
+ * - **contradicted**: it lies below 0;
+ * - **no difference**: it lies inside ± `margin` (stated per metric before the runs): A and B are alike, which is
+ *   the claim holding for an "A ≥ B" claim and not for "A > B";
+ * - **undecided**: otherwise, with the smallest effect the design detects and about how many seeds would decide it;
+ * - **not testable** (`notTestable`: what is compared is too degenerate to compare) and **not measured** (a number
+ *   is missing, or one seed without per-image scores: nothing shows its noise).
+ * Holds and contradicted come before no difference: an interval above 0 but inside the margin holds. More seeds
+ * can only narrow the interval (t over seeds), so a true effect is decided as seeds are added.
+ */
+export function decide(seeds: readonly SeedEvidence[], options: { margin: number; atLeast?: boolean; seed: number; resamples?: number }): Decided {
+  const { margin } = options;
+  const n = seeds.length;
+  const pAhead = n === 0 ? NaN : seeds.reduce((sum, s) => sum + (s.estimate > 0 ? 1 : s.estimate === 0 ? 0.5 : 0), 0) / n;
+  const base = { seeds: n, margin, pAhead, level: 0.95 };
+  const unmeasured = (reason: string): Decided => ({ verdict: 'not measured', estimate: NaN, low: NaN, high: NaN, ...base, reason });
+  if (n === 0) return unmeasured('no seeds');
+  if (seeds.some((s) => !Number.isFinite(s.estimate))) return unmeasured('a seed has no difference');
+  if (n === 1 && !seeds[0]!.images) return unmeasured('one seed without per-image scores: no interval');
+  const { estimate, low, high, method } = seedsInterval(seeds, { seed: options.seed, resamples: options.resamples ?? 1000, level: base.level });
+  if (!Number.isFinite(low) || !Number.isFinite(high)) return { ...unmeasured('a resample has no value'), estimate };
+  const numbers = { estimate, low, high, ...base, method };
+  if (low > 0) return { verdict: 'holds', ...numbers, supports: true };
+  if (high < 0) return { verdict: 'contradicted', ...numbers, supports: false };
+  if (margin > 0 && low >= -margin && high <= margin) return { verdict: 'no difference', ...numbers, supports: options.atLeast === true };
+  // what separates the estimate from a decision: 0 (holds / contradicted), or what is left of the margin (no difference)
+  const room = Math.max(Math.abs(estimate), margin - Math.abs(estimate));
+  const halfWidth = (high - low) / 2;
+  if (n === 1) return { verdict: 'undecided', ...numbers, detectable: (1 + 0.841621 / 1.959964) * halfWidth };
+  const sd = (halfWidth * Math.sqrt(n)) / studentTQuantile(0.975, n - 1);
+  const detectable = ((studentTQuantile(0.975, n - 1) + studentTQuantile(0.8, n - 1)) * sd) / Math.sqrt(n);
+  return { verdict: 'undecided', ...numbers, detectable, seedsToDecide: seedsToReach(room, sd, n) };
+}
+
+/** The fewest seeds (more than `n`) at which the t half-width at spread `sd` falls below `room`; Infinity past a million. */
+function seedsToReach(room: number, sd: number, n: number): number {
+  const halfWidth = (m: number) => (studentTQuantile(0.975, m - 1) * sd) / Math.sqrt(m);
+  if (!(room > 0)) return Infinity;
+  // the half-width falls as seeds are added: double until below the room, then halve the bracket
+  let low = n;
+  let high = n + 1;
+  while (halfWidth(high) >= room) {
+    if (high > 1_000_000) return Infinity;
+    low = high;
+    high *= 2;
+  }
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (halfWidth(mid) < room) high = mid;
+    else low = mid;
+  }
+  return high;
+}
+
+/** A claim its caller cannot test (what it compares is too degenerate), with the reason. */
+export function notTestable(reason: string, seeds: number, margin: number): Decided {
+  return { verdict: 'not testable', estimate: NaN, low: NaN, high: NaN, level: 0.95, seeds, margin, pAhead: NaN, reason };
+}
+
+// ------------------------------------------------------------------ the rules the tables use until they move to `decide`
+
 /**
  * - holds: every seed (and every compared pair) goes the claim's way; where the claim carries per-seed
  *   intervals (a paired bootstrap over the evaluated images, src/metrics/bootstrap.ts), also every seed's
