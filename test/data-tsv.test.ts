@@ -182,3 +182,34 @@ test('TSV writer: many rows stream through back-pressure and read back in order'
   }
   assert.equal(count, n);
 });
+
+test('TSV line cap: a line longer than maxLineLength is rejected with its length, the rows around it kept, across any chunking', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-tsv-cap-'));
+  const file = path.join(dir, 'long.tsv');
+  const long = `${'x'.repeat(50)}\thttps://x/2.jpg`;
+  fs.writeFileSync(file, `a dog\thttps://x/1.jpg\r\n${long}\r\na cat\thttps://x/3.jpg\r\n${long}`);
+  for (const chunkBytes of [3, 7, 64, 1 << 20]) {
+    const items: TsvItem[] = [];
+    for await (const item of readTsv(file, { malformed: 'reject', layout: 'caption-url', maxLineLength: 40, chunkBytes })) items.push(item);
+    assert.deepEqual(
+      items.map((i) => (isReject(i) ? `${i.line} ${i.reject}` : `${i.line} ${i.caption} ${i.url}`)),
+      [
+        '1 a dog https://x/1.jpg',
+        `2 too-long (a line of ${long.length + 1} characters, more than the 40 allowed)`,
+        '3 a cat https://x/3.jpg',
+        `4 too-long (a line of ${long.length} characters, more than the 40 allowed)`,
+      ],
+      `chunks of ${chunkBytes} bytes`,
+    );
+  }
+  // in throw mode the same line is an error naming the file and line
+  await assert.rejects(async () => {
+    for await (const _ of readTsv(file, { layout: 'caption-url', maxLineLength: 40, chunkBytes: 7 }));
+  }, /long\.tsv:2: too-long \(a line of \d+ characters, more than the 40 allowed\)/);
+  // the default cap (1 Mi characters) holds a 3 MiB line no longer than it takes to count it
+  const huge = path.join(dir, 'huge.tsv');
+  fs.writeFileSync(huge, `a\thttps://x/1.jpg\n${'y'.repeat(3 << 20)}\tz\nb\thttps://x/2.jpg\n`);
+  const lines: string[] = [];
+  for await (const item of readTsv(huge, { malformed: 'reject', layout: 'caption-url' })) lines.push(isReject(item) ? item.reject : item.caption);
+  assert.deepEqual(lines, ['a', `too-long (a line of ${(3 << 20) + 2} characters, more than the 1048576 allowed)`, 'b']);
+});

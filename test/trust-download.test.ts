@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
 import { after, before, test } from 'node:test';
 import { readParquetFile } from '../src/data/parquet';
 import { readSamples, statsProblem, writeShards } from '../src/data/webdataset';
 import { download } from '../src/download/distributor';
+import { readInputRows } from '../src/download/reader';
 import { checkDoneShard, normaliseCaption } from '../src/download/downloader';
 import { runPipeline } from '../src/filters/pipeline';
 import { escapeControlCharacters, quoteInput } from '../src/util/untrusted-text';
@@ -228,4 +230,32 @@ test('messages escape control characters: an escape sequence in a file name or s
   assert.notEqual(cli.status, 0);
   assert.ok(!cli.stderr.includes('\u001b'), cli.stderr);
   assert.match(cli.stderr, /list\\x1b\]0;owned\\x07\\x1b\[2J\.tsv/);
+});
+
+test('a CSV quote that never closes is an error naming its line, not a swallowed file; an over-long record is one rejected row', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trust-csv-'));
+  const rowsOf = async (file: string) => {
+    const rows = [];
+    for await (const batch of readInputRows(file)) rows.push(...batch);
+    return rows;
+  };
+  const stray = path.join(dir, 'stray.csv');
+  fs.writeFileSync(stray, 'url,caption\nhttps://x/1.jpg,"a caption\nhttps://x/2.jpg,second\nhttps://x/3.jpg,third\n');
+  await assert.rejects(rowsOf(stray), /stray\.csv: line 2: a quoted field opened on this line never closes/);
+  // a record past the cap outside quotes is rejected with its length and the next rows are read
+  const long = path.join(dir, 'long.csv');
+  fs.writeFileSync(long, `url,caption\nhttps://x/1.jpg,one\nhttps://x/2.jpg,${'z'.repeat((1 << 20) + 10)}\r\nhttps://x/3.jpg,three\n`);
+  const rows = await rowsOf(long);
+  assert.deepEqual(
+    rows.map((r) => [r.where.replace(dir, ''), r.url, r.invalid ?? r.caption]),
+    [
+      ['/long.csv:2', 'https://x/1.jpg', 'one'],
+      ['/long.csv:3', '', `too-long (a line of ${'https://x/2.jpg,'.length + (1 << 20) + 11} characters, more than the 1048576 allowed)`],
+      ['/long.csv:4', 'https://x/3.jpg', 'three'],
+    ],
+  );
+  // inside quotes the same length cannot be resynchronised: an error naming where the field opened
+  const quoted = path.join(dir, 'quoted.csv');
+  fs.writeFileSync(quoted, `url,caption\nhttps://x/1.jpg,"${'q'.repeat((1 << 20) + 10)}\nhttps://x/3.jpg,three\n`);
+  await assert.rejects(rowsOf(quoted), /quoted\.csv: line 2: a quoted field opened on this line runs past 1048576 characters without closing/);
 });

@@ -7,8 +7,9 @@
  *
  * Reading never loads the file: it decodes fixed-size chunks and splits lines itself (faster
  * than readline on 10M+ rows). "\n" and "\r\n" endings, a final line without a newline and a
- * UTF-8 byte-order mark are accepted. A malformed line (not exactly two columns, an empty
- * field) throws a TsvError naming the file and the 1-based line, or, with
+ * UTF-8 byte-order mark are accepted, in linear time; a line longer than `maxLineLength` (default
+ * `MAX_LINE_LENGTH`, 1 Mi characters) is malformed ("too-long …") and never held in memory. A malformed line (not
+ * exactly two columns, an empty field, too long) throws a TsvError naming the file and the 1-based line, or, with
  * `malformed: 'reject'`, is yielded as a TsvReject with the reason, so no row is lost silently.
  * A header row (line 1 naming the columns, such as `caption<TAB>url` or `image_url<TAB>alt_text`) is
  * skipped, whatever the layout; an empty file reads as zero rows.
@@ -73,6 +74,8 @@ export interface ReadTsvOptions {
   detectLines?: number;
   /** Read chunk size in bytes (default 1 MiB). */
   chunkBytes?: number;
+  /** Longest line kept (default `MAX_LINE_LENGTH`); a longer one is malformed ("line of N characters, longer than …"). */
+  maxLineLength?: number;
 }
 
 const URL_PATTERN = /^(?:https?|world):\/\//i;
@@ -89,32 +92,68 @@ function unescapeCaption(caption: string): string {
   return caption.replace(/\\([\\tnr])/g, (_, c: string) => BACKSLASH_ESCAPES[c]);
 }
 
+/** The longest line (in UTF-16 code units) the line readers keep by default: a longer one is rejected, not held. */
+export const MAX_LINE_LENGTH = 1 << 20;
+
+/** A batch of a file's raw lines: the 1-based number of the first, and the lines longer than the cap (index → length). */
+export interface LineBatch {
+  first: number;
+  /** The lines; an over-long one is '' here, its length in `overlong`. */
+  lines: string[];
+  overlong?: Map<number, number>;
+}
+
+/** The reject reason of a line longer than the cap (its first word the code the filter funnel counts, `input:too-long`). */
+export const overlongReason = (length: number, cap: number): string => `too-long (a line of ${length} characters, more than the ${cap} allowed)`;
+
 /**
  * Raw lines of a file, in batches (one batch per decoded chunk), each with its 1-based number.
- * The final line is included even without a trailing newline; "\r\n" loses its "\r".
+ * The final line is included even without a trailing newline; "\r\n" loses its "\r". Linear time and bounded memory:
+ * each chunk is searched once, and a line longer than `maxLineLength` is not held but counted and reported in
+ * `overlong` (its text ''), so one huge line costs neither quadratic time nor its size in memory.
  */
-export async function* readLineBatches(file: string, chunkBytes = 1 << 20): AsyncGenerator<{ first: number; lines: string[] }> {
+export async function* readLineBatches(file: string, chunkBytes = 1 << 20, maxLineLength = MAX_LINE_LENGTH): AsyncGenerator<LineBatch> {
   const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: chunkBytes });
-  let carry = '';
+  // the line being read across chunks: its pieces and length; past the cap only its length is kept
+  let pieces: string[] = [];
+  let length = 0;
   let lineNo = 1;
   let first = true;
+  const finish = (tail: string, lines: string[], overlong: Map<number, number>): void => {
+    const total = length + tail.length;
+    if (total > maxLineLength) {
+      // a trailing "\r" of an over-long line is part of its ending, not its length
+      overlong.set(lines.length, total);
+      lines.push('');
+    } else {
+      let text = pieces.length === 0 ? tail : pieces.join('') + tail;
+      if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+      lines.push(text);
+    }
+    pieces = [];
+    length = 0;
+  };
+  const hold = (piece: string): void => {
+    length += piece.length;
+    if (length > maxLineLength) pieces = [];
+    else pieces.push(piece);
+  };
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      let text = carry === '' ? chunk : carry + chunk;
+    for await (let chunk of stream as AsyncIterable<string>) {
       if (first) {
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
         first = false;
       }
       const lines: string[] = [];
+      const overlong = new Map<number, number>();
       let start = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-        const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-        lines.push(text.slice(start, end));
+      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+        finish(chunk.slice(start, nl), lines, overlong);
         start = nl + 1;
       }
-      carry = start === 0 ? text : text.slice(start);
+      if (start < chunk.length) hold(start === 0 ? chunk : chunk.slice(start));
       if (lines.length > 0) {
-        yield { first: lineNo, lines };
+        yield { first: lineNo, lines, ...(overlong.size > 0 ? { overlong } : {}) };
         lineNo += lines.length;
       }
     }
@@ -122,9 +161,11 @@ export async function* readLineBatches(file: string, chunkBytes = 1 << 20): Asyn
     const code = (err as NodeJS.ErrnoException).code;
     throw new TsvError(file, undefined, `cannot read: ${code ?? (err as Error).message}`);
   }
-  if (carry !== '') {
-    const end = carry.charCodeAt(carry.length - 1) === 13 ? carry.length - 1 : carry.length;
-    yield { first: lineNo, lines: [carry.slice(0, end)] };
+  if (length > 0) {
+    const lines: string[] = [];
+    const overlong = new Map<number, number>();
+    finish('', lines, overlong);
+    yield { first: lineNo, lines, ...(overlong.size > 0 ? { overlong } : {}) };
   }
 }
 
@@ -188,12 +229,14 @@ export async function* readTsvBatches(file: string, options: ReadTsvOptions = {}
   const detectLines = options.detectLines ?? 1000;
   let layout: TsvLayout | undefined = options.layout === 'auto' ? undefined : options.layout;
 
+  const cap = options.maxLineLength ?? MAX_LINE_LENGTH;
   /** Turns a batch of raw lines into items, throwing on malformed lines unless in reject mode. */
-  const convert = (first: number, lines: string[], chosen: TsvLayout): TsvItem[] => {
+  const convert = ({ first, lines, overlong }: LineBatch, chosen: TsvLayout): TsvItem[] => {
     const items: TsvItem[] = [];
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i];
-      const split = splitLine(text);
+      const long = overlong?.get(i);
+      const split = long !== undefined ? overlongReason(long, cap) : splitLine(text);
       if (first + i === 1 && typeof split !== 'string' && isHeaderRow(split)) continue;
       const item: TsvItem = typeof split === 'string' ? { line: first + i, reject: split, text } : toItem(split, chosen, first + i, text, unescape);
       if (!rejectMode && (item as TsvReject).reject !== undefined) throw new TsvError(file, item.line, (item as TsvReject).reject);
@@ -203,7 +246,7 @@ export async function* readTsvBatches(file: string, options: ReadTsvOptions = {}
   };
 
   // Until the layout is known, hold batches back and collect well-formed lines as samples.
-  const pending: { first: number; lines: string[] }[] = [];
+  const pending: LineBatch[] = [];
   const samples: [string, string][] = [];
   const decide = (): TsvLayout => {
     const found = detectLayout(samples);
@@ -218,25 +261,26 @@ export async function* readTsvBatches(file: string, options: ReadTsvOptions = {}
     return found;
   };
 
-  for await (const batch of readLineBatches(file, options.chunkBytes)) {
+  for await (const batch of readLineBatches(file, options.chunkBytes, cap)) {
     if (layout === undefined) {
       pending.push(batch);
       for (const [i, text] of batch.lines.entries()) {
         if (samples.length >= detectLines) break;
+        if (batch.overlong?.has(i)) continue;
         const split = splitLine(text);
         if (typeof split !== 'string' && !(batch.first + i === 1 && isHeaderRow(split))) samples.push(split);
       }
       if (samples.length < detectLines) continue;
       layout = decide();
-      for (const held of pending.splice(0)) yield convert(held.first, held.lines, layout);
+      for (const held of pending.splice(0)) yield convert(held, layout);
       continue;
     }
-    yield convert(batch.first, batch.lines, layout);
+    yield convert(batch, layout);
   }
   if (layout === undefined && pending.length > 0) {
     // A short file: decide from what there is (a file of only malformed lines still yields rejects).
     layout = samples.length === 0 ? 'caption-url' : decide();
-    for (const held of pending) yield convert(held.first, held.lines, layout);
+    for (const held of pending) yield convert(held, layout);
   }
 }
 
@@ -256,6 +300,7 @@ export async function detectTsvLayout(file: string, detectLines = 1000): Promise
   const samples: [string, string][] = [];
   for await (const batch of readLineBatches(file)) {
     for (const [i, text] of batch.lines.entries()) {
+      if (batch.overlong?.has(i)) continue;
       const split = splitLine(text);
       if (typeof split !== 'string' && !(batch.first + i === 1 && isHeaderRow(split))) samples.push(split);
       if (samples.length >= detectLines) break;

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ParquetFile } from '../data/parquet';
-import { isReject, readLineBatches, readTsvBatches, type TsvLayout } from '../data/tsv';
+import { isReject, MAX_LINE_LENGTH, overlongReason, readLineBatches, readTsvBatches, type TsvLayout } from '../data/tsv';
 import { InputError } from '../util/json';
 
 export type InputFormat = 'tsv' | 'csv' | 'jsonl' | 'parquet';
@@ -75,10 +75,15 @@ async function* tsvRows(file: string, options: ReadInputOptions): AsyncGenerator
 }
 
 async function* jsonlRows(file: string, options: ReadInputOptions): AsyncGenerator<InputRow[]> {
-  for await (const { first, lines } of readLineBatches(file)) {
+  for await (const { first, lines, overlong } of readLineBatches(file)) {
     const rows: InputRow[] = [];
     for (const [i, text] of lines.entries()) {
       const where = `${file}:${first + i}`;
+      const long = overlong?.get(i);
+      if (long !== undefined) {
+        rows.push({ url: '', caption: '', where, invalid: overlongReason(long, MAX_LINE_LENGTH) });
+        continue;
+      }
       if (text.trim() === '') continue;
       let value: unknown;
       try {
@@ -102,11 +107,20 @@ async function* jsonlRows(file: string, options: ReadInputOptions): AsyncGenerat
   }
 }
 
-/** RFC 4180 records (quoted fields may hold commas, quotes and newlines), each with the line it starts on. */
-async function* csvRecords(file: string): AsyncGenerator<{ line: number; fields: string[] }[]> {
+/**
+ * RFC 4180 records (quoted fields may hold commas, quotes and newlines), each with the line it starts on. A record
+ * longer than `maxLength` characters is not held: outside quotes it is skipped to its line's end and reported as an
+ * over-long record (`overlong`); inside quotes, and at the end of the file, a quote that never closes is an error
+ * naming the line it opened on (the rest of the file cannot be split into records), never a swallowed file.
+ */
+async function* csvRecords(file: string, maxLength = MAX_LINE_LENGTH): AsyncGenerator<{ line: number; fields: string[]; overlong?: number }[]> {
   const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const unclosed = (line: number, detail: string) =>
+    new InputError(file, `line ${line}: a quoted field opened on this line ${detail} (an unmatched '"'?); the records after it cannot be read`);
   let field = '';
   let fields: string[] = [];
+  let recordLength = 0;
+  let skipping = false;
   let quoted = false;
   let afterQuote = false;
   let line = 1;
@@ -114,12 +128,36 @@ async function* csvRecords(file: string): AsyncGenerator<{ line: number; fields:
   let first = true;
   let pendingQuote = false; // a '"' inside quotes at the end of a chunk: an escaped quote or the closing one
   for await (const chunk of stream as AsyncIterable<string>) {
-    const out: { line: number; fields: string[] }[] = [];
+    const out: { line: number; fields: string[]; overlong?: number }[] = [];
     let text = chunk;
     if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     first = false;
     for (let i = 0; i < text.length; i++) {
       const ch = text[i]!;
+      if (skipping) {
+        // an over-long record outside quotes: counted, not held, up to its line's end
+        if (ch !== '\n') {
+          recordLength++;
+          continue;
+        }
+        out.push({ line: recordLine, fields: [], overlong: recordLength });
+        skipping = false;
+        recordLength = 0;
+        line++;
+        recordLine = line;
+        continue;
+      }
+      if (++recordLength > maxLength) {
+        if (quoted) throw unclosed(recordLine, `runs past ${maxLength} characters without closing`);
+        // from this character on the record is only counted (it is counted again there)
+        skipping = true;
+        fields = [];
+        field = '';
+        afterQuote = false;
+        recordLength--;
+        i--;
+        continue;
+      }
       if (pendingQuote) {
         pendingQuote = false;
         if (ch === '"') {
@@ -157,6 +195,7 @@ async function* csvRecords(file: string): AsyncGenerator<{ line: number; fields:
         fields = [];
         field = '';
         afterQuote = false;
+        recordLength = 0;
         line++;
         recordLine = line;
       } else if (ch === '\r' && afterQuote) continue;
@@ -164,9 +203,11 @@ async function* csvRecords(file: string): AsyncGenerator<{ line: number; fields:
     }
     if (out.length > 0) yield out;
   }
-  if (field !== '' || fields.length > 0 || quoted) {
+  if (quoted && !pendingQuote) throw unclosed(recordLine, 'never closes');
+  if (skipping) yield [{ line: recordLine, fields: [], overlong: recordLength }];
+  else if (field !== '' || fields.length > 0) {
     fields.push(field);
-    yield [{ line: recordLine, fields: quoted && !pendingQuote ? [...fields.slice(0, -1), '\u0000unterminated'] : fields }];
+    yield [{ line: recordLine, fields }];
   }
 }
 
@@ -176,8 +217,13 @@ async function* csvRows(file: string, options: ReadInputOptions): AsyncGenerator
   let width = 0;
   for await (const records of csvRecords(file)) {
     const rows: InputRow[] = [];
-    for (const { line, fields } of records) {
+    for (const { line, fields, overlong } of records) {
       const where = `${file}:${line}`;
+      if (overlong !== undefined) {
+        if (urlIndex < 0) throw new InputError(file, `line ${line}: a header of ${overlong} characters, longer than the ${MAX_LINE_LENGTH} allowed`);
+        rows.push({ url: '', caption: '', where, invalid: overlongReason(overlong, MAX_LINE_LENGTH) });
+        continue;
+      }
       if (urlIndex < 0) {
         const names = fields.map((f) => f.trim());
         urlIndex = names.indexOf(pickColumn(file, names, options.urlColumn, URL_COLUMNS, 'url'));
@@ -186,8 +232,7 @@ async function* csvRows(file: string, options: ReadInputOptions): AsyncGenerator
         continue;
       }
       if (fields.length === 1 && fields[0] === '') continue;
-      if (fields[fields.length - 1] === '\u0000unterminated') rows.push({ url: '', caption: '', where, invalid: 'unterminated quoted field' });
-      else if (fields.length !== width) rows.push({ url: '', caption: '', where, invalid: `expected ${width} columns, found ${fields.length}` });
+      if (fields.length !== width) rows.push({ url: '', caption: '', where, invalid: `expected ${width} columns, found ${fields.length}` });
       else rows.push(row(fields[urlIndex], fields[captionIndex], where));
     }
     if (rows.length > 0) yield rows;
