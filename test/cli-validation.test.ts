@@ -133,3 +133,16 @@ test('numeric and choice options are checked, with the option and value named', 
     assert.match(run.stderr, message, args.join(' '));
   }
 });
+
+test('an engine launches nothing on a missing input: one clear error, no shard folder, no process', () => {
+  const out = path.join(path.dirname(tempFile('engine.txt', '')), 'out');
+  for (const engine of ['local', 'slurm'] as const) {
+    const run = runCli(['filter', '--in', '/nonexistent/cc12m-shards', '--out', out, '--engine', engine, '--shards', '8']);
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /--in "?\/nonexistent\/cc12m-shards"?: no such file or folder; nothing was launched/);
+    assert.equal(fs.existsSync(path.join(out, '.shards')), false, `${engine}: no .shards folder left`);
+  }
+  const caption = runCli(['caption', '--ckpt', '/nonexistent/run', '--in', '/nonexistent/val.json', '--out', path.join(out, 'p.json'), '--engine', 'local']);
+  assert.equal(caption.status, 1);
+  assert.match(caption.stderr, /nothing was launched/);
+});

@@ -96,10 +96,11 @@ function slurmOptions(flags: { slurmPartition?: string; slurmTime?: string; slur
  * With --engine, runs the stage's command line (this command's, minus the engine flags) as shards on the
  * engine and returns true; without, returns false and the stage runs here.
  */
-export async function runOnEngine(flags: ShardFlags & { out: string }, command: Command): Promise<boolean> {
+export async function runOnEngine(flags: ShardFlags & { out: string; in?: string; ckpt?: string }, command: Command): Promise<boolean> {
   if (flags.engine === undefined) return false;
   const engine = parseChoice('--engine', flags.engine, ENGINES) as EngineName;
   if (flags.shard !== undefined || flags.mergeShards !== undefined) throw new Error('--engine runs the shards itself: drop --shard / --merge-shards');
+  checkEngineInputs({ '--in': flags.in, '--ckpt': flags.ckpt });
   // commander keeps the command line it parsed on the root program (untyped)
   let root: Command = command;
   while (root.parent) root = root.parent;
@@ -148,6 +149,22 @@ export async function runOnEngine(flags: ShardFlags & { out: string }, command: 
     }
   }
   return true;
+}
+
+/**
+ * An engine starts nothing on an input that is not there: the error a run without an engine gives at once, before
+ * any process, job, script or shard folder exists (a world split, `world:PRESET:SPLIT`, is built, not read).
+ */
+function checkEngineInputs(inputs: Record<string, string | undefined>): void {
+  for (const [flag, input] of Object.entries(inputs)) {
+    if (input === undefined || input.startsWith('world:')) continue;
+    try {
+      fs.accessSync(input, fs.constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new Error(`${flag} ${quoteInput(input)}: ${code === 'ENOENT' ? 'no such file or folder' : `cannot be read (${code})`}; nothing was launched`);
+    }
+  }
 }
 
 /**
