@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { spawnSync } from 'child_process';
 import * as tf from '@tensorflow/tfjs';
 import { FeatureStore, contentKey, extractFeatures } from '../src/vision/cache';
 import type { Backbone } from '../src/vision/backbone';
@@ -292,4 +293,20 @@ test('world-cnn weights: saved atomically, loaded back identical; a damaged file
   fs.writeFileSync(bin, fs.readFileSync(bin).subarray(0, 100));
   assert.equal(loadWorldCnn(dir, 'world-cnn-save-test'), undefined);
   assert.equal(loadWorldCnn(dir, 'absent'), undefined);
+});
+
+test('feature store: a chunk that is a FIFO (or anything but a regular file) is rejected at once, never waited on', () => {
+  const dir = tempDir();
+  const store = FeatureStore.open(backbone, { cacheDir: dir });
+  store.append([fake('a', 2, 1)]);
+  const chunk = fs.readdirSync(store.dir).find((f) => f.endsWith('.bin'))!;
+  fs.unlinkSync(path.join(store.dir, chunk));
+  const made = spawnSync('mkfifo', [path.join(store.dir, chunk)]);
+  assert.equal(made.status, 0, 'mkfifo');
+  const warnings: string[] = [];
+  const reopened = FeatureStore.open(backbone, { cacheDir: dir, warn: (line) => warnings.push(line) });
+  // before, opening the FIFO to read blocked this call forever
+  assert.equal(reopened.usable('a'), false);
+  assert.equal(reopened.get('a'), undefined);
+  assert.match(warnings.join('\n'), /not a regular file/);
 });

@@ -47,6 +47,7 @@ import { MAX_REGIONS } from './regions';
 import { ImageSource } from '../data/images';
 import { writeFileAtomic } from '../util/atomic';
 import { isRecord, readJsonFile } from '../util/json';
+import { openRegularFile, readRegularFile } from '../util/regular-file';
 import { withLock } from '../util/lock';
 import { quoteInput } from '../util/untrusted-text';
 import { isWorldUrl } from '../world/url';
@@ -273,7 +274,7 @@ export class FeatureStore {
     const file = path.join(this.dir, info.file);
     let buffer: Buffer;
     try {
-      buffer = fs.readFileSync(file);
+      buffer = readRegularFile(file);
     } catch (err) {
       this.warnOnce(`chunk ${i}`, `feature store: ${file} cannot be read (${(err as Error).message}): its images are computed again`);
       return undefined;
@@ -336,7 +337,7 @@ export class FeatureStore {
     const bytes = Buffer.alloc(this.recordFloats(entry) * 4);
     let read = 0;
     try {
-      const fd = fs.openSync(file, 'r');
+      const fd = openRegularFile(file);
       try {
         read = fs.readSync(fd, bytes, 0, bytes.length, entry[1] * 4);
       } finally {
