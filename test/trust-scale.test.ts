@@ -267,6 +267,13 @@ test('worker jobs: a good job passes, its command line built again from the chec
   assert.ok(caption.argv.includes(`--features=${JSON.stringify({ backbone: 'mobilenet', mode: 'global', tags: false, cacheDir: path.join(root, 'cache') })}`));
 });
 
+test('worker jobs: how many processes, threads and requests a job starts is capped', () => {
+  refused(shardJob('-i', 'data/list.tsv', '--out', 'out', '--processes', '100000'), '--processes', /"100000" is not a whole number from 1 to 256/);
+  refused(shardJob('-i', 'data/list.tsv', '--out', 'out', '--concurrency', '0'), '--concurrency', /from 1 to 4096/);
+  refused({ argv: ['filter', '--in', 'data/list.tsv', '--out', 'kept', '--workers', '9'.repeat(400), '--shard', '0/2'] }, '--workers', /from 1 to 256/);
+  assert.ok(check(shardJob('-i', 'data/list.tsv', '--out', 'out', '--processes', '256', '--concurrency', '4096')).argv.includes('--processes=256'));
+});
+
 test('worker jobs: a stage the engine does not enqueue is refused', () => {
   refused(
     { argv: ['train', '--config', 'c.json', '--shard', '0/1'] },

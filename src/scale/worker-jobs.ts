@@ -20,8 +20,9 @@ interface PathField {
  * How a stage's flag is checked: `flag` takes no value; `value` any text (a number, a preset name, an
  * e-mail); `path` a file or folder under the root; `path-or-name` one of `names` or else a path; `source` a
  * world split (`world:PRESET:SPLIT`) or else a path; `feature-spec` caption's --features JSON, whose
- * cacheDir is a path; `shard` and `merge` the engine's --shard i/N and --merge-shards N; `refused` a flag of
- * the stage that a worker never runs with, for `reason`.
+ * cacheDir is a path; `shard` and `merge` the engine's --shard i/N and --merge-shards N; `count` a whole number
+ * from 1 to `max` (how many processes, threads or requests a job may start on the worker's machine); `refused` a
+ * flag of the stage that a worker never runs with, for `reason`.
  */
 export type FieldSpec =
   | { kind: 'flag' }
@@ -32,11 +33,15 @@ export type FieldSpec =
   | { kind: 'feature-spec' }
   | { kind: 'shard' }
   | { kind: 'merge' }
+  | { kind: 'count'; max: number }
   | { kind: 'refused'; reason: string };
 
 const FLAG = { kind: 'flag' } as const;
 const VALUE = { kind: 'value' } as const;
 const PATH = { kind: 'path' } as const;
+/** Processes or worker threads a job may start on the worker's machine, and requests it may hold in flight. */
+const PROCESSES = { kind: 'count', max: 256 } as const;
+const IN_FLIGHT = { kind: 'count', max: 4096 } as const;
 
 /** --allow-private, --ignore-robots-tag, --contact (src/cli/filter.ts, addFetchOptions) and the shard flags. */
 const COMMON: Record<string, FieldSpec> = {
@@ -70,8 +75,8 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     '--max-aspect': VALUE,
     '--max-pixels': VALUE,
     '--image-filter': VALUE,
-    '--processes': VALUE,
-    '--concurrency': VALUE,
+    '--processes': PROCESSES,
+    '--concurrency': IN_FLIGHT,
     '--per-host': VALUE,
     '--timeout': VALUE,
     '--retries': VALUE,
@@ -96,9 +101,9 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     '--stages': VALUE,
     '--tags': PATH,
     '--no-nsfw': FLAG,
-    '--concurrency': VALUE,
+    '--concurrency': IN_FLIGHT,
     '--layout': VALUE,
-    '--workers': VALUE,
+    '--workers': PROCESSES,
     '--catalog': VALUE,
     '--hypernyms': VALUE,
     '--vocabulary': { kind: 'path-or-name', names: ['auto', 'reference', 'input'] },
@@ -368,6 +373,11 @@ export function checkWorkerJob(data: unknown, options: JobCheckOptions): Checked
       }
       case 'merge':
         if (!/^[1-9]\d*$/.test(value)) throw new JobRefused(name, `"${quoteInput(value)}" is not a whole number of at least 1`);
+        checked = value;
+        break;
+      case 'count':
+        if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > spec.max)
+          throw new JobRefused(name, `"${quoteInput(value)}" is not a whole number from 1 to ${spec.max}`);
         checked = value;
         break;
       default:
