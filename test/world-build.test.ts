@@ -186,6 +186,34 @@ test('world:// URLs render the same bytes directly and through the local HTTP se
     await server.close();
   }
   assert.throws(() => parseWorldUrl('world://1/nowhere/3.jpg'), /unknown split/);
+  // seeds past 2^53 would collide with a nearby one; an exponent that overflows to Infinity names no world
+  assert.throws(() => parseWorldUrl('world://9007199254740993/web/3.jpg'), /at most 9007199254740991/);
+  assert.throws(() => parseWorldUrl(`world://1/web/3.jpg?zipf=${'9'.repeat(400)}`), /positive, finite number/);
+});
+
+test('the world server serves its own Zipf exponent only: a ?zipf= of another world is 404, not its own images', async () => {
+  const skewed = new World({ seed: 5, zipfExponent: 1.3 });
+  const plain = new World({ seed: 5 });
+  for (const [served, other] of [
+    [skewed, plain],
+    [plain, skewed],
+  ] as const) {
+    const server = await serveWorld(served);
+    try {
+      const own = served.webPair(2).url;
+      const foreign = other.webPair(2).url;
+      const get = (url: string) => fetch(`${server.url}${url.slice('world:/'.length)}`);
+      const response = await get(own);
+      assert.equal(response.status, 200);
+      assert.ok(Buffer.from(await response.arrayBuffer()).equals(await served.renderUrl(own)));
+      const refused = await get(foreign);
+      assert.equal(refused.status, 404, foreign);
+      assert.match(await refused.text(), /serves the world of Zipf exponent/);
+      assert.equal((await get(`world://5/web/2.jpg?zipf=${'9'.repeat(400)}`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  }
 });
 
 test('a world built with another Zipf exponent names it in its URLs, so every loader renders its own scenes', async () => {

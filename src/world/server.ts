@@ -176,11 +176,14 @@ export async function serveWorld(world: World, portOrOptions: number | ServeOpti
     if (hostileMatch) return hostile(hostileMatch[1]!, pathname, response);
     let ref: ReturnType<typeof parseWorldUrl>;
     try {
-      ref = parseWorldUrl(new URL(request.url ?? '/', 'http://localhost').pathname);
+      // the query names the world's Zipf exponent (`?zipf=`), as in a world URL
+      const { pathname: path, search } = new URL(request.url ?? '/', 'http://localhost');
+      ref = parseWorldUrl(path + search);
     } catch (err) {
       return fail(404, (err as Error).message);
     }
     if (ref.seed !== world.seed) return fail(404, `this server serves seed ${world.seed}`);
+    if (ref.zipf !== world.zipf) return fail(404, `this server serves the world of Zipf exponent ${world.zipf ?? 1}`);
     const scene = world.scene(ref.split, ref.id);
     const expected = { jpeg: 'jpg', png: 'png', gif: 'gif' }[scene.format];
     if (ref.extension !== expected) return fail(404, `image ${ref.id} of ${ref.split} is .${expected}`);

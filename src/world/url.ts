@@ -41,8 +41,11 @@ export function parseWorldUrl(url: string): WorldImageRef & { extension: string 
   const [, seed, split, id, extension, zipf] = match;
   if (!isWorldSplit(split)) throw new Error(`world URL "${url}": unknown split "${split}"`);
   const ref = { seed: Number(seed), split, id: Number(id), extension };
+  // past 2^53 two seeds (or ids) would read as one number and name the same images
+  if (!Number.isSafeInteger(ref.seed) || !Number.isSafeInteger(ref.id))
+    throw new Error(`world URL "${url}": the seed and id must be at most ${Number.MAX_SAFE_INTEGER}`);
   if (zipf === undefined) return ref;
-  if (!(Number(zipf) > 0)) throw new Error(`world URL "${url}": the Zipf exponent must be positive`);
+  if (!(Number(zipf) > 0 && Number.isFinite(Number(zipf)))) throw new Error(`world URL "${url}": the Zipf exponent must be a positive, finite number`);
   const named = nonDefaultZipf(Number(zipf));
   return named === undefined ? ref : { ...ref, zipf: named };
 }
