@@ -12,7 +12,7 @@ import { after, test } from 'node:test';
 import sharp from 'sharp';
 
 import { readCocoAnnotations } from '../src/data/coco';
-import { SPLIT_SIDES, writeSplit, type SplitReject } from '../src/data/split';
+import { SPLIT_MARKER, SPLIT_SIDES, writeSplit, type SplitReject } from '../src/data/split';
 import { writeShards, type ShardRow } from '../src/data/webdataset';
 import { readEvalImages } from '../src/train/data';
 import { runCli } from './helpers';
@@ -201,7 +201,15 @@ test('split: shares are checked; an output folder of other files is refused; an 
   fs.writeFileSync(path.join(busy, 'notes.txt'), 'mine');
   await assert.rejects(writeSplit({ input: shards, out: busy }), /holds other files/);
   assert.equal(fs.readFileSync(path.join(busy, 'notes.txt'), 'utf8'), 'mine');
+  // a folder that only looks like a split (a summary.json and a user's images/) is refused and left as it was
+  const lookalike = path.join(dir, 'holiday');
+  fs.mkdirSync(path.join(lookalike, 'images'), { recursive: true });
+  fs.writeFileSync(path.join(lookalike, 'summary.json'), '{}');
+  fs.writeFileSync(path.join(lookalike, 'images', 'holiday-001.jpg'), 'a photo');
+  await assert.rejects(writeSplit({ input: shards, out: lookalike }), /was not written by cckit split \(no \.cckit-split\)/);
+  assert.equal(fs.readFileSync(path.join(lookalike, 'images', 'holiday-001.jpg'), 'utf8'), 'a photo');
   const out = path.join(dir, 'split-a');
+  assert.ok(fs.existsSync(path.join(out, SPLIT_MARKER)), 'a split marks its folder');
   fs.writeFileSync(path.join(out, 'images', 'stale.png'), 'from an earlier run');
   await writeSplit({ input: shards, out, fractions: { val: 0.1, test: 0.2 } });
   assert.ok(!fs.existsSync(path.join(out, 'images', 'stale.png')), 'the old folder is gone, not merged');

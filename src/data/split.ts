@@ -359,20 +359,31 @@ function assignAndWrite(
     sides: counts,
   };
   fs.writeFileSync(path.join(folder, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
+  fs.writeFileSync(path.join(folder, SPLIT_MARKER), JSON.stringify({ writtenBy: 'cckit split' }) + '\n');
   return summary;
 }
 
-/** An existing `out` is replaced only when it is empty or an earlier split (never a folder of other files). */
+/** The file that marks a folder as a split's own output: only such a folder is ever replaced. */
+export const SPLIT_MARKER = '.cckit-split';
+
+/**
+ * An existing `out` is replaced only when it is empty or an earlier split: one that carries the split's own marker
+ * (`SPLIT_MARKER`) and nothing but a split's files. A folder that merely looks like one (a `summary.json` and an
+ * `images/` of a user's photos) is refused, never emptied.
+ */
 function checkReplaceable(out: string): void {
   if (!fs.existsSync(out)) return;
   if (!fs.statSync(out).isDirectory()) throw new Error(`split: --out ${out} is a file`);
   const names = fs.readdirSync(out);
-  const earlierSplit = names.includes('summary.json') && names.every((name) => SPLIT_FILES.has(name));
-  if (names.length > 0 && !earlierSplit)
-    throw new Error(`split: --out ${out} holds other files; give an empty or new folder (an earlier split there is replaced)`);
+  if (names.length === 0) return;
+  const earlierSplit = names.includes(SPLIT_MARKER) && names.every((name) => SPLIT_FILES.has(name));
+  if (!earlierSplit) {
+    const why = names.every((name) => SPLIT_FILES.has(name)) ? `was not written by cckit split (no ${SPLIT_MARKER})` : 'holds other files';
+    throw new Error(`split: --out ${out} ${why}; give an empty or new folder (an earlier split there is replaced)`);
+  }
 }
 
-const SPLIT_FILES = new Set(['images', 'images.jsonl', 'train.json', 'val.json', 'test.json', 'rejects.jsonl', 'summary.json']);
+const SPLIT_FILES = new Set(['images', 'images.jsonl', 'train.json', 'val.json', 'test.json', 'rejects.jsonl', 'summary.json', SPLIT_MARKER]);
 
 /** Puts the finished temporary folder at `out`, replacing an earlier split there. */
 function replaceFolder(temporary: string, out: string): void {
