@@ -14,6 +14,7 @@ import { CAPTIONS_MIME, RUN_MIME, show, tableBundle } from '../src/notebook/disp
 import { compareBundle, compareRuns } from '../src/notebook/compare';
 import { comparePredictions, readPredictions, selectPairs, signed, summarizePairs, unmatchedNote, type ComparableFile } from '../src/runs/layout';
 import { frame } from '../src/notebook/frames';
+import { MAX_THUMB_BYTES, thumbImage, thumbInRun } from '../src/notebook/thumbs';
 import { curvesFigure, notebookProgress, predictionItems, series } from '../src/notebook/runs';
 import { guardTslabIopub } from '../src/notebook/tslab-iopub';
 import { FIXTURES_DIR } from '../src/paths';
@@ -384,4 +385,27 @@ test('show.compare: a caption grid with both captions, an HTML table and text, s
   }
   assert.equal(published.length, 1);
   assert.deepEqual(published[0]!.data, compareBundle(SAMPLE, SAMPLE_B, SPLIT, { domain: 'out', images: 'none' }));
+});
+
+test('thumbnails inline only images cckit wrote: inside the run’s thumbs/, a run folder that is where it says, JPEG or PNG bytes, at most 1 MiB', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-thumbs-'));
+  const runs = path.join(root, 'runs');
+  const run = path.join(runs, 'run-a');
+  fs.mkdirSync(path.join(run, 'thumbs'), { recursive: true });
+  const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(60)]);
+  fs.writeFileSync(path.join(run, 'thumbs', '1.jpg'), jpeg);
+  fs.writeFileSync(path.join(run, 'thumbs', 'text.jpg'), 'not an image');
+  fs.writeFileSync(path.join(run, 'thumbs', 'big.jpg'), Buffer.concat([jpeg, Buffer.alloc(MAX_THUMB_BYTES)]));
+  fs.writeFileSync(path.join(run, 'run.json'), '{"secret": true}');
+  assert.equal(thumbImage(run, 'thumbs/1.jpg', 'data'), `data:image/jpeg;base64,${jpeg.toString('base64')}`);
+  assert.equal(thumbImage(run, 'thumbs/text.jpg', 'data'), undefined, 'bytes that are no image');
+  assert.equal(thumbImage(run, 'thumbs/big.jpg', 'data'), undefined, 'over the cap');
+  assert.equal(thumbImage(run, 'run.json', 'data'), undefined, 'a run file outside thumbs/');
+  // a run folder that is a link to elsewhere (runs/evil -> a folder of private files) shows nothing of it
+  const elsewhere = path.join(root, 'private');
+  fs.mkdirSync(path.join(elsewhere, 'thumbs'), { recursive: true });
+  fs.writeFileSync(path.join(elsewhere, 'thumbs', 'photo.jpg'), jpeg);
+  fs.symlinkSync(elsewhere, path.join(runs, 'evil'));
+  assert.equal(thumbImage(path.join(runs, 'evil'), 'thumbs/photo.jpg', 'data'), undefined);
+  assert.equal(thumbInRun(path.join(runs, 'evil'), 'thumbs/photo.jpg'), undefined);
 });
