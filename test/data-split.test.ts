@@ -210,9 +210,14 @@ test('split: shares are checked; an output folder of other files is refused; an 
   assert.equal(fs.readFileSync(path.join(lookalike, 'images', 'holiday-001.jpg'), 'utf8'), 'a photo');
   const out = path.join(dir, 'split-a');
   assert.ok(fs.existsSync(path.join(out, SPLIT_MARKER)), 'a split marks its folder');
+  // what a split killed with -9 left beside its output (its temporary folder) goes on the next run into it
+  const left = path.join(dir, '.split-a.4194303.k1ll3d.tmp');
+  fs.mkdirSync(path.join(left, 'images'), { recursive: true });
+  fs.writeFileSync(path.join(left, 'images', '1.jpg'), Buffer.alloc(1 << 20));
   fs.writeFileSync(path.join(out, 'images', 'stale.png'), 'from an earlier run');
   await writeSplit({ input: shards, out, fractions: { val: 0.1, test: 0.2 } });
   assert.ok(!fs.existsSync(path.join(out, 'images', 'stale.png')), 'the old folder is gone, not merged');
+  assert.ok(!fs.existsSync(left), "a killed split's temporary folder is removed");
   assert.deepEqual(
     fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')),
     [],

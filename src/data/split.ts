@@ -20,7 +20,8 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { releaseTemporary, temporaryPath } from '../util/atomic';
+import { releaseTemporary, removeLeftTemporaries, temporaryPath } from '../util/atomic';
+import { acquireLock } from '../util/lock';
 import { buildCocoCaptions, type CaptionedImage } from './coco';
 import { detectTsvLayout, isReject, readTsv, type TsvLayout } from './tsv';
 import {
@@ -178,6 +179,28 @@ export async function writeSplit(options: SplitOptions): Promise<SplitSummary> {
   const out = path.resolve(options.out);
   checkReplaceable(out);
   fs.mkdirSync(path.dirname(out), { recursive: true });
+  // one split writes into `out` at a time; what a killed one left beside it goes now
+  const lock = acquireLock(path.join(path.dirname(out), `.${path.basename(out)}.split.lock`), { what: `split into ${out}` });
+  try {
+    removeLeftTemporaries(out);
+    return await writeSplitLocked(options, out, { fractions, by, cap, inputIsFolder, tsv });
+  } finally {
+    lock.release();
+  }
+}
+
+/** `writeSplit` once its output folder is locked. */
+async function writeSplitLocked(
+  options: SplitOptions,
+  out: string,
+  {
+    fractions,
+    by,
+    cap,
+    inputIsFolder,
+    tsv,
+  }: { fractions: { val: number; test: number }; by: SplitKey; cap: number; inputIsFolder: boolean; tsv: string | undefined },
+): Promise<SplitSummary> {
   const temporary = temporaryPath(out);
   fs.mkdirSync(path.join(temporary, 'images'), { recursive: true });
   const rejects: SplitReject[] = [];

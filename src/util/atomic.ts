@@ -25,6 +25,22 @@ export function temporaryPath(file: string): string {
   return temporary;
 }
 
+/**
+ * Removes what killed writers of `file` left beside it (`temporaryPath`'s `.NAME.PID.RANDOM.tmp` files or folders).
+ * Only for a caller that holds the one lock on `file`'s writing: then no live writer has a temporary of it. Returns
+ * the names removed.
+ */
+export function removeLeftTemporaries(file: string): string[] {
+  const dir = path.dirname(file);
+  if (!fs.existsSync(dir)) return [];
+  const prefix = `.${path.basename(file)}.`;
+  const removed = fs
+    .readdirSync(dir)
+    .filter((name) => name.startsWith(prefix) && /^\d+\.[a-z0-9]+\.tmp$/.test(name.slice(prefix.length)) && !live.has(path.join(dir, name)));
+  for (const name of removed) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  return removed;
+}
+
 /** Forgets a temporary name once it was renamed into place or removed by its writer. */
 export function releaseTemporary(temporary: string): void {
   live.delete(temporary);
