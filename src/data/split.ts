@@ -183,7 +183,7 @@ export async function writeSplit(options: SplitOptions): Promise<SplitSummary> {
   const lock = acquireLock(path.join(path.dirname(out), `.${path.basename(out)}.split.lock`), { what: `split into ${out}` });
   try {
     removeLeftTemporaries(out);
-    return await writeSplitLocked(options, out, { fractions, by, cap, inputIsFolder, tsv });
+    return await writeSplitLocked(options, out, { fractions, by, cap, tsv });
   } finally {
     lock.release();
   }
@@ -193,13 +193,7 @@ export async function writeSplit(options: SplitOptions): Promise<SplitSummary> {
 async function writeSplitLocked(
   options: SplitOptions,
   out: string,
-  {
-    fractions,
-    by,
-    cap,
-    inputIsFolder,
-    tsv,
-  }: { fractions: { val: number; test: number }; by: SplitKey; cap: number; inputIsFolder: boolean; tsv: string | undefined },
+  { fractions, by, cap, tsv }: { fractions: { val: number; test: number }; by: SplitKey; cap: number; tsv: string | undefined },
 ): Promise<SplitSummary> {
   const temporary = temporaryPath(out);
   fs.mkdirSync(path.join(temporary, 'images'), { recursive: true });
