@@ -100,7 +100,8 @@ export async function runOnEngine(flags: ShardFlags & { out: string; in?: string
   if (flags.engine === undefined) return false;
   const engine = parseChoice('--engine', flags.engine, ENGINES) as EngineName;
   if (flags.shard !== undefined || flags.mergeShards !== undefined) throw new Error('--engine runs the shards itself: drop --shard / --merge-shards');
-  checkEngineInputs({ '--in': flags.in, '--ckpt': flags.ckpt });
+  // a dry run launches nothing: its scripts may be written before the data exists
+  if (!flags.dryRun) checkEngineInputs({ '--in': flags.in, '--ckpt': flags.ckpt });
   // commander keeps the command line it parsed on the root program (untyped)
   let root: Command = command;
   while (root.parent) root = root.parent;
