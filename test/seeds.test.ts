@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import type { ResultRow } from '../src/experiments/runner';
-import { differences, formatSpread, overSeeds, PICKS, spread, spreadRows, spreadRowsWithGrounding, verdictOver } from '../src/experiments/seeds';
+import { differences, formatSpread, overSeeds, PICKS, spread, spreadRows, spreadRowsWithGrounding } from '../src/experiments/seeds';
 import { listCheckpoints } from '../src/train/checkpoint';
 
 const scores = (overall: number, out = overall) => ({ in: overall + 10, near: overall, out, overall });
@@ -28,15 +28,6 @@ test('spread: mean, sample standard deviation, extremes; one value has no spread
   assert.equal(spread([2, NaN, 4]).mean, 3, 'unmeasured values are left out of the mean');
 });
 
-test('verdictOver: every seed ahead holds, every seed behind does not, disagreement is noise', () => {
-  assert.equal(verdictOver([0.5, 3, 1]), 'holds');
-  assert.equal(verdictOver([-0.5, -3]), 'does not hold');
-  assert.equal(verdictOver([2, -0.1, 4]), 'within noise');
-  assert.equal(verdictOver([0, 1]), 'within noise', 'a tie is not a win');
-  assert.equal(verdictOver([]), 'not measured');
-  assert.equal(verdictOver([1, NaN]), 'not measured');
-});
-
 test('differences and spreadRows match rows by label across seeds, for val and test', () => {
   const perSeed = [
     [row('cc3m', 30, 10, 31), row('cc12m', 40, 20, 35)],
@@ -45,7 +36,6 @@ test('differences and spreadRows match rows by label across seeds, for val and t
   assert.deepEqual(differences(perSeed, 'cc12m', 'cc3m'), [10, 3]);
   assert.deepEqual(differences(perSeed, 'cc12m', 'cc3m', 'out'), [10, -3]);
   assert.deepEqual(differences(perSeed, 'cc12m', 'cc3m', 'overall', PICKS.test), [4, -2]);
-  assert.equal(verdictOver(differences(perSeed, 'cc12m', 'cc3m', 'out')), 'within noise');
   const rows = spreadRows(perSeed, PICKS.val, 'pre-training');
   assert.deepEqual(rows[0], { 'pre-training': 'cc3m', in: '41.5 ± 2.1', near: '31.5 ± 2.1', out: '11.0 ± 1.4', overall: '31.5 ± 2.1' });
   assert.equal(rows[1]!.overall, '38.0 ± 2.8');

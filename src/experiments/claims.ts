@@ -4,11 +4,13 @@
  * its numbers only.
  *
  * A claim is "A beats B" (or "A is at least B") measured as per-seed differences A − B, so > 0 is the claim's
- * way; a claim over several compared pairs (CC3M Tables 4–7: each model and feature pairing) or over rankings
- * (Table 4) counts how many go the claim's way.
+ * way; a claim over several compared pairs per seed (CC3M Tables 4–7) takes each seed's mean pair, a ranking claim
+ * (Table 4) each seed's Kendall τ. Every one is decided by `decide`, its margin and direction from the claims registry
+ * (src/experiments/claims-registry.ts).
  */
 import { seedsInterval, type SeedEvidence } from '../metrics/bootstrap';
 import { studentTQuantile } from '../metrics/student-t';
+import { claimMargin, registeredClaim } from './claims-registry';
 
 // ------------------------------------------------------------------ the verdict rule (issue #43)
 
@@ -64,7 +66,7 @@ export function decide(seeds: readonly SeedEvidence[], options: { margin: number
   const unmeasured = (reason: string): Decided => ({ verdict: 'not measured', estimate: NaN, low: NaN, high: NaN, ...base, reason });
   if (n === 0) return unmeasured('no seeds');
   if (seeds.some((s) => !Number.isFinite(s.estimate))) return unmeasured('a seed has no difference');
-  if (n === 1 && !seeds[0]!.images) return unmeasured('one seed without per-image scores: no interval');
+  if (n === 1 && !seeds[0]!.images && !seeds[0]!.interval) return unmeasured('one seed without per-image scores: no interval');
   const { estimate, low, high, method } = seedsInterval(seeds, { seed: options.seed, resamples: options.resamples ?? 1000, level: base.level });
   if (!Number.isFinite(low) || !Number.isFinite(high)) return { ...unmeasured('a resample has no value'), estimate };
   const numbers = { estimate, low, high, ...base, method };
@@ -101,76 +103,27 @@ function seedsToReach(room: number, sd: number, n: number): number {
 }
 
 /** A claim its caller cannot test (what it compares is too degenerate), with the reason. */
+/** A claim its caller cannot test (what it compares is too degenerate), with the reason. */
 export function notTestable(reason: string, seeds: number, margin: number): Decided {
   return { verdict: 'not testable', estimate: NaN, low: NaN, high: NaN, level: 0.95, seeds, margin, pAhead: NaN, reason };
 }
 
-// ------------------------------------------------------------------ the rules the tables use until they move to `decide`
-
-/**
- * - holds: every seed (and every compared pair) goes the claim's way; where the claim carries per-seed
- *   intervals (a paired bootstrap over the evaluated images, src/metrics/bootstrap.ts), also every seed's
- *   interval excludes zero on the claim's side;
- * - does not hold: none does (with intervals: every seed against the claim and every interval excluding zero
- *   on the other side);
- * - within noise: the seeds of one comparison disagree in sign, or (with intervals) they agree but some seed's
- *   interval reaches zero;
- * - partly: several comparisons, some the claim's way on every seed and some not (the count says how many);
- * - not measured: a number is missing;
- * - not testable: measured, but every compared model is too degenerate for the comparison to mean anything
- *   (CC3M Tables 4–7: a captioner writing fewer distinct captions than `minDistinctShare` of the images).
- */
-export type Verdict = 'holds' | 'within noise' | 'partly' | 'does not hold' | 'not measured' | 'not testable';
-
-export const VERDICTS: readonly Verdict[] = ['holds', 'within noise', 'partly', 'does not hold', 'not measured', 'not testable'];
+/** The verdict words (`decide`'s); a claims table's "here" column holds one. */
+export type Verdict = Decision;
+export const VERDICTS: readonly Verdict[] = DECISIONS;
 
 /** Text of a cell the paper-numbers file has no number for. */
 export const NO_PAPER_NUMBER = 'n/a';
 
-/**
- * A claim "A > B" over seeds, from the per-seed differences A − B: it holds when A is ahead on every seed, does
- * not hold when it is behind on every seed, and is within noise when the seeds disagree. `atLeast` reads the
- * claim as "A ≥ B" (a tie goes the claim's way). With one seed this is a single run's sign.
- */
-export function verdictOver(differences: readonly number[], options: { atLeast?: boolean } = {}): Verdict {
-  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
-  if (differences.every((d) => (options.atLeast ? d >= 0 : d > 0))) return 'holds';
-  if (differences.every((d) => d < 0)) return 'does not hold';
-  return 'within noise';
-}
+/** The bootstrap seed of one-seed image intervals that `decide` draws itself (fixed, so a verdict is reproducible). */
+const DECIDE_SEED = 43;
 
-/** A per-seed interval of a difference A − B (e.g. the 95% bootstrap interval over images). */
+/** A per-seed interval of a difference A − B (the 95% bootstrap interval over that seed's images). */
 export interface Interval {
   low: number;
   high: number;
   /** The difference on the observed data, as the interval's source computed it (a check against `differences`). */
   estimate?: number;
-}
-
-/**
- * A claim "A > B" over seeds from the per-seed differences A − B and each seed's interval of that difference:
- * it holds when A is ahead on every seed and every interval lies above zero, does not hold when A is behind on
- * every seed and every interval lies below zero, and is within noise otherwise (the seeds disagree, or some
- * seed's interval reaches zero). `atLeast` reads "A ≥ B": a tie, or an interval touching zero from above, goes
- * the claim's way. Not measured when a difference or a bound is missing, or the counts differ.
- */
-export function verdictWithIntervals(differences: readonly number[], intervals: readonly Interval[], options: { atLeast?: boolean } = {}): Verdict {
-  if (differences.length === 0 || differences.length !== intervals.length) return 'not measured';
-  if (differences.some((d) => !Number.isFinite(d)) || intervals.some((i) => !Number.isFinite(i.low) || !Number.isFinite(i.high))) return 'not measured';
-  const ahead = (x: number) => (options.atLeast ? x >= 0 : x > 0);
-  if (differences.every(ahead) && intervals.every((i) => ahead(i.low))) return 'holds';
-  if (differences.every((d) => d < 0) && intervals.every((i) => i.high < 0)) return 'does not hold';
-  return 'within noise';
-}
-
-/**
- * A claim over several compared pairs on several seeds (all differences signed so > 0 is the claim's way): holds
- * when every one goes the claim's way, does not hold when none does (a tie is not the claim's way), partly otherwise.
- */
-export function verdictOverPairs(differences: readonly number[]): Verdict {
-  if (differences.length === 0 || differences.some((d) => !Number.isFinite(d))) return 'not measured';
-  const ahead = differences.filter((d) => d > 0).length;
-  return ahead === differences.length ? 'holds' : ahead === 0 ? 'does not hold' : 'partly';
 }
 
 /** How far two scorings order the same rows alike: over every pair of rows, how many both put the same way round. */
@@ -197,25 +150,6 @@ export function rankAgreement(x: readonly number[], y: readonly number[]): RankA
   return { pairs, agreeing, tau: pairs === 0 ? NaN : (agreeing - disagreeing) / pairs };
 }
 
-/** A ranking claim over seeds: holds when every pair agrees on every seed, does not hold when τ ≤ 0 on every seed. */
-export function rankVerdict(perSeed: readonly RankAgreement[]): Verdict {
-  if (perSeed.length === 0 || perSeed.some((a) => !Number.isFinite(a.tau))) return 'not measured';
-  if (perSeed.every((a) => a.agreeing === a.pairs)) return 'holds';
-  if (perSeed.every((a) => a.tau <= 0)) return 'does not hold';
-  return 'partly';
-}
-
-/** A ranking claim over seeds: the forest plot draws τ per seed (> 0: ranked alike more often than not). */
-export function rankClaim(claim: string, paper: string, agreement: readonly RankAgreement[]): Claim {
-  return {
-    claim,
-    paper,
-    differences: agreement.map((a) => a.tau),
-    verdict: rankVerdict(agreement),
-    measured: agreement.map((a) => `${a.agreeing}/${a.pairs} pairs, τ ${a.tau.toFixed(2)}`).join('; '),
-  };
-}
-
 const signed = (x: number): string => (Number.isFinite(x) ? (x >= 0 ? '+' : '') + x.toFixed(1) : '—');
 
 /** "+5.0, -2.0, —": per-seed values with their sign, one decimal; — where not measured. */
@@ -231,15 +165,16 @@ export function signedValuesWithIntervals(values: readonly number[], intervals: 
 /** A claim with its numbers: what the claims table shows and the forest plot draws. */
 export interface Claim {
   claim: string;
+  /** The registry's id (src/experiments/claims-registry.ts), where the claim's text is registered. */
+  id?: string;
   /** What the paper says or shows (its numbers, or NO_PAPER_NUMBER and why). */
   paper: string;
   /** Per-seed differences, > 0 the claim's way. */
   differences: number[];
-  /**
-   * Per-seed intervals of the differences (a paired bootstrap over images), where measured. The verdict uses
-   * them only when every seed has one (`verdictWithIntervals`); otherwise it is the sign rule (`verdictOver`).
-   */
+  /** Per-seed intervals of the differences (a paired bootstrap over images), where measured. */
   intervals?: (Interval | undefined)[];
+  /** The verdict of the one rule, `decide`, and the numbers it rests on. */
+  decided: Decided;
   verdict: Verdict;
   /** Text before the differences in the table ("out gain − COCO gain: "). */
   measuredAs?: string;
@@ -249,10 +184,24 @@ export interface Claim {
   columns?: Record<string, string>;
 }
 
+/** The margin and direction of a claim text from the registry; unregistered texts: no margin, "A > B". */
+function registered(text: string, atLeast: boolean | undefined): { id?: string; margin: number; atLeast: boolean } {
+  const entry = registeredClaim(text);
+  if (!entry) return { margin: 0, atLeast: atLeast === true };
+  return { id: entry.id, margin: claimMargin(entry), atLeast: entry.direction === 'A ≥ B' };
+}
+
+/** A claim decided by `decide` over per-seed evidence, its margin and direction from the registry. */
+function decidedClaim(text: string, paper: string, differences: number[], evidence: SeedEvidence[], options: { atLeast?: boolean } = {}): Claim {
+  const { id, margin, atLeast } = registered(text, options.atLeast);
+  const decided = decide(evidence, { margin, atLeast, seed: DECIDE_SEED });
+  return { claim: text, ...(id ? { id } : {}), paper, differences, decided, verdict: decided.verdict };
+}
+
 /**
- * A claim "A − B > 0" (or ≥ 0) over seeds, its verdict computed from the differences, and from each seed's
- * interval when `intervals` gives one for every seed (the sign rule when some seed has none; the table then
- * says "(no interval)" beside it).
+ * A claim "A − B > 0" (or ≥ 0) over seeds, decided by `decide`: its interval is Student's t over the seeds'
+ * differences, or, with one seed, that seed's bootstrap interval over images (`intervals`). The margin and the
+ * direction come from the claims registry when the text is registered there (`atLeast` serves unregistered texts).
  */
 export function claimOver(
   claim: string,
@@ -260,25 +209,82 @@ export function claimOver(
   differences: number[],
   options: { atLeast?: boolean; measuredAs?: string; columns?: Record<string, string>; intervals?: readonly (Interval | undefined)[] } = {},
 ): Claim {
-  // intervals that are all missing (results without per-image scores) are no intervals: the sign rule, as before
   const intervals = options.intervals?.some((i) => i !== undefined) ? options.intervals : undefined;
-  const everySeed = intervals !== undefined && intervals.length === differences.length && intervals.every((i) => i !== undefined);
+  const evidence = differences.map((estimate, k): SeedEvidence => {
+    const interval = intervals?.[k];
+    return interval ? { estimate, interval } : { estimate };
+  });
   return {
-    claim,
-    paper,
-    differences,
+    ...decidedClaim(claim, paper, differences, evidence, options),
     ...(intervals ? { intervals: [...intervals] } : {}),
-    verdict: everySeed ? verdictWithIntervals(differences, intervals as Interval[], options) : verdictOver(differences, options),
     ...(options.measuredAs ? { measuredAs: options.measuredAs } : {}),
     ...(options.columns ? { columns: options.columns } : {}),
   };
 }
 
-/** The claims table row: claim, paper, the per-seed differences (with their intervals, where measured), the verdict ("here"). */
+/**
+ * A ranking claim over seeds ("SPICE ranks the rows as CIDEr does"): Kendall's τ per seed, decided by `decide` as a
+ * difference from 0 (τ > 0: ranked alike more often than not; margin 0, so never "no difference").
+ */
+export function rankClaim(claim: string, paper: string, agreement: readonly RankAgreement[]): Claim {
+  const taus = agreement.map((a) => a.tau);
+  const decided = decidedClaim(
+    claim,
+    paper,
+    taus,
+    taus.map((estimate) => ({ estimate })),
+  );
+  return { ...decided, measured: agreement.map((a) => `${a.agreeing}/${a.pairs} pairs, τ ${a.tau.toFixed(2)}`).join('; ') };
+}
+
+/**
+ * A claim over several compared pairs per seed (CC3M Tables 4–7: each model and feature pairing), all signed so > 0
+ * is the claim's way: each seed's estimate is the mean over its testable pairs, decided over seeds by `decide`;
+ * "not testable" when no pair of any seed is.
+ */
+export function pairsClaim(claim: string, paper: string, pairs: readonly { seed: number; difference: number; testable: boolean }[]): Claim {
+  const testable = pairs.filter((p) => p.testable);
+  const seeds = [...new Set(testable.map((p) => p.seed))].sort((a, b) => a - b);
+  const means = seeds.map((s) => {
+    const ds = testable.filter((p) => p.seed === s).map((p) => p.difference);
+    return ds.reduce((sum, d) => sum + d, 0) / ds.length;
+  });
+  if (pairs.length > 0 && testable.length === 0) {
+    const { id, margin } = registered(claim, undefined);
+    const decided = notTestable('no compared pair writes enough distinct captions', new Set(pairs.map((p) => p.seed)).size, margin);
+    return { claim, ...(id ? { id } : {}), paper, differences: [], decided, verdict: decided.verdict };
+  }
+  return decidedClaim(
+    claim,
+    paper,
+    means,
+    means.map((estimate) => ({ estimate })),
+  );
+}
+
+const fixed = (x: number, digits = 1): string => (Number.isFinite(x) ? (x >= 0 ? '+' : '−') + Math.abs(x).toFixed(digits) : '—');
+
+/** "+5.4 [+2.1, +8.7]": a decided claim's mean and interval; "—" where it has none. */
+export function intervalText(d: Decided, digits = 1): string {
+  if (!Number.isFinite(d.estimate)) return '—';
+  return Number.isFinite(d.low) ? `${fixed(d.estimate, digits)} [${fixed(d.low, digits)}, ${fixed(d.high, digits)}]` : fixed(d.estimate, digits);
+}
+
+/** What would decide an undecided claim: the smallest effect this design detects, and about how many seeds. */
+export function toDecideText(d: Decided, digits = 1): string {
+  if (d.verdict !== 'undecided') return d.reason ?? '';
+  const parts: string[] = [];
+  if (d.detectable !== undefined && Number.isFinite(d.detectable)) parts.push(`detects ≥ ${Math.abs(d.detectable).toFixed(digits)}`);
+  if (d.seedsToDecide !== undefined) parts.push(Number.isFinite(d.seedsToDecide) ? `~${d.seedsToDecide} seeds` : 'no seed count would');
+  return parts.join('; ');
+}
+
+/** The claims table row: claim, paper, the per-seed differences, the mean and its 95% interval, the verdict ("here"). */
 export interface ClaimRow {
   claim: string;
   paper: string;
   'measured (per seed)': string;
+  'mean [95% interval]': string;
   here: Verdict;
 }
 
@@ -289,99 +295,80 @@ export function claimRows(claims: readonly Claim[]): (ClaimRow & Record<string, 
     paper: c.paper,
     'measured (per seed)':
       c.measured ?? `${c.measuredAs ?? ''}${c.intervals ? signedValuesWithIntervals(c.differences, c.intervals) : signedValues(c.differences)}`,
+    'mean [95% interval]': intervalText(c.decided, c.measured ? 2 : 1),
     here: c.verdict,
+    ...(claims.some((x) => x.verdict === 'undecided' || x.verdict === 'not testable' || x.verdict === 'not measured')
+      ? { 'what would decide it': toDecideText(c.decided, c.measured ? 2 : 1) }
+      : {}),
   }));
 }
 
-/**
- * "5 of 11 claims hold on every seed; 3 within noise; 3 do not hold." — only the verdicts that occur after "hold".
- * "Within noise": the seeds disagree, or (where the claims carry bootstrap intervals) some seed's interval reaches zero.
- */
+/** "11 claims over 3 seeds: 5 hold, 1 contradicted, 2 no difference, 3 undecided." — only the verdicts that occur. */
 export function claimsSummary(verdicts: readonly Verdict[], seeds: number): string {
   const count = (v: Verdict) => verdicts.filter((x) => x === v).length;
-  const parts = [`${count('holds')} of ${verdicts.length} claims hold${seeds > 1 ? ' on every seed' : ''}`];
-  if (count('within noise')) parts.push(`${count('within noise')} within noise`);
-  if (count('partly')) parts.push(`${count('partly')} partly`);
-  parts.push(`${count('does not hold')} do not hold`);
-  if (count('not measured')) parts.push(`${count('not measured')} not measured`);
-  if (count('not testable')) parts.push(`${count('not testable')} not testable`);
-  return `${parts.join('; ')}.`;
+  const words: Record<Verdict, string> = {
+    holds: count('holds') === 1 ? 'holds' : 'hold',
+    contradicted: 'contradicted',
+    'no difference': 'no difference',
+    undecided: 'undecided',
+    'not testable': 'not testable',
+    'not measured': 'not measured',
+  };
+  const parts = VERDICTS.filter((v) => count(v) > 0 || v === 'holds').map((v) => `${count(v)} ${words[v]}`);
+  return `${verdicts.length} claim${verdicts.length === 1 ? '' : 's'} over ${seeds} seed${seeds === 1 ? '' : 's'}: ${parts.join(', ')}.`;
 }
 
 const VERDICT_COLOURS: Record<Verdict, string> = {
   holds: '#2a9d4b',
-  'within noise': '#c9a227',
-  partly: '#c9a227',
-  'does not hold': '#c0392b',
+  contradicted: '#c0392b',
+  'no difference': '#5b8def',
+  undecided: '#c9a227',
+  'not testable': '#8e6bbf',
   'not measured': '#888888',
-  'not testable': '#5b6ee1',
 };
 
 /**
- * A forest plot of claims: one row per claim, each seed's difference a point (with its bootstrap interval as a
- * thin bar, where the claim has one), the mean with its spread (± one sample standard deviation) a bar, zero
- * marked, the claim's way to the right; colours by verdict. The eye reads
- * "holds / noise / does not hold" faster than the table beside it.
+ * A forest plot of claims: one row per claim, its mean with the 95% interval the verdict rests on (`decide`) as a
+ * bar, each seed's difference an open point, zero marked, the claim's way to the right; colours by verdict.
  */
 export function claimsFigure(claims: readonly Claim[], options: { title?: string; unit?: string } = {}): { data: object[]; layout: object } {
   const rows = claims.map((c, i) => ({ ...c, y: claims.length - i }));
-  const mean = (xs: number[]) => {
-    const finite = xs.filter(Number.isFinite);
-    const m = finite.reduce((s, x) => s + x, 0) / Math.max(1, finite.length);
-    const sd = finite.length > 1 ? Math.sqrt(finite.reduce((s, x) => s + (x - m) ** 2, 0) / (finite.length - 1)) : 0;
-    return { mean: finite.length ? m : NaN, std: sd };
-  };
+  const round = (x: number) => (Number.isFinite(x) ? Number(x.toFixed(2)) : null);
   const data: object[] = [];
   for (const verdict of VERDICTS) {
     const group = rows.filter((r) => r.verdict === verdict);
     if (group.length === 0) continue;
-    const stats = group.map((r) => mean(r.differences));
+    const reach = (r: (typeof group)[number], side: 'low' | 'high') => {
+      const d = r.decided;
+      const v = side === 'high' ? d.high - d.estimate : d.estimate - d.low;
+      return Number.isFinite(v) ? Number(Math.max(0, v).toFixed(2)) : 0;
+    };
     data.push({
       type: 'scatter',
       mode: 'markers',
-      name: `${verdict} (mean ± std)`,
-      x: stats.map((s) => (Number.isFinite(s.mean) ? Number(s.mean.toFixed(2)) : null)),
+      name: `${verdict} (mean, 95% interval)`,
+      x: group.map((r) => round(r.decided.estimate)),
       y: group.map((r) => r.y),
-      error_x: { type: 'data', array: stats.map((s) => Number(s.std.toFixed(2))), visible: true },
+      error_x: { type: 'data', symmetric: false, array: group.map((r) => reach(r, 'high')), arrayminus: group.map((r) => reach(r, 'low')), visible: true },
       marker: { symbol: 'diamond', size: 11, color: VERDICT_COLOURS[verdict] },
       text: group.map((r) => r.claim),
       hovertemplate: '%{text}<br>mean %{x}<extra></extra>',
     });
-    // each seed's interval as a bar around its point: distances to the bounds (0 where it has none)
-    const seeds = group.flatMap((r) => r.differences.map((d, k) => ({ d, interval: r.intervals?.[k] })));
-    const reach = (distance: (i: Interval, d: number) => number) =>
-      seeds.map(({ d, interval }) => {
-        const r = interval && Number.isFinite(d) ? distance(interval, d) : NaN;
-        return Number.isFinite(r) ? Number(Math.max(0, r).toFixed(2)) : 0;
-      });
     data.push({
       type: 'scatter',
       mode: 'markers',
       name: `${verdict}: each seed`,
       showlegend: false,
-      x: seeds.map(({ d }) => (Number.isFinite(d) ? Number(d.toFixed(2)) : null)),
+      x: group.flatMap((r) => r.differences.map(round)),
       y: group.flatMap((r) => r.differences.map(() => r.y)),
-      marker: { symbol: 'circle-open', size: 8, color: VERDICT_COLOURS[verdict] },
-      ...(seeds.some((s) => s.interval)
-        ? {
-            error_x: {
-              type: 'data',
-              symmetric: false,
-              array: reach((i, d) => i.high - d),
-              arrayminus: reach((i, d) => d - i.low),
-              visible: true,
-              thickness: 1,
-              width: 2,
-            },
-          }
-        : {}),
+      marker: { symbol: 'circle-open', size: 7, color: VERDICT_COLOURS[verdict] },
       hoverinfo: 'x',
     });
   }
   return {
     data,
     layout: {
-      title: { text: options.title ?? 'The claims: per-seed differences (the claim’s way to the right of 0)' },
+      title: { text: options.title ?? 'The claims: mean difference over seeds with its 95% interval (the claim’s way to the right of 0)' },
       xaxis: { title: { text: `difference A − B${options.unit ? ` (${options.unit})` : ''}` }, zeroline: true, zerolinewidth: 2, zerolinecolor: '#444' },
       yaxis: {
         tickmode: 'array',

@@ -31,7 +31,7 @@ export function formatSpread(s: Spread): string {
   return s.values.length > 1 ? `${s.mean.toFixed(1)} ± ${s.std.toFixed(1)}` : s.mean.toFixed(1);
 }
 
-export { verdictOver, type Verdict } from './claims';
+export { type Verdict } from './claims';
 
 /** Runs `run` for each seed in turn (each seed's runs are cached, so a rerun only reads them). */
 export async function overSeeds<T>(seeds: readonly number[], run: (seed: number) => Promise<T>, say?: (line: string) => void): Promise<T[]> {

@@ -274,6 +274,8 @@ export function captionersStatistic(
 export interface SeedEvidence {
   estimate: number;
   images?: ResamplableStatistic;
+  /** That seed's image interval, already drawn (a table that bootstraps its own statistic); used when `images` is absent. */
+  interval?: { low: number; high: number };
 }
 
 /**
@@ -297,10 +299,10 @@ export function seedsInterval(
   const n = seeds.length;
   if (n === 0) throw new Error('seedsInterval: no seeds');
   if (n === 1) {
-    const images = seeds[0]!.images;
+    const { images, interval: drawn, estimate } = seeds[0]!;
     const interval = images
       ? stratifiedBootstrap(images.strata, images.onDraw, options)
-      : { estimate: seeds[0]!.estimate, low: NaN, high: NaN, resamples, level };
+      : { estimate, low: drawn?.low ?? NaN, high: drawn?.high ?? NaN, resamples: drawn ? resamples : 0, level };
     return { ...interval, method: 'images of one seed' };
   }
   const mean = seeds.reduce((sum, s) => sum + s.estimate, 0) / n;

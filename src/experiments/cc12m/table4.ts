@@ -26,7 +26,7 @@ import type { PretrainSource } from '../recipe';
 import type { Scores } from '../runner';
 import { DOMAIN_KEYS, formatSpread, spread } from '../seeds';
 import { seedMeanBar } from '../figures';
-import { claimOver, NO_PAPER_NUMBER, rankAgreement, rankClaim, rankVerdict, type Claim, type RankAgreement } from '../claims';
+import { claimOver, NO_PAPER_NUMBER, rankAgreement, rankClaim, type Claim, type RankAgreement } from '../claims';
 import type { RowPerImage } from './per-image';
 import type { Table3Result } from './table3';
 
@@ -218,7 +218,7 @@ export function table4Differences(
   });
 }
 
-export { rankAgreement, rankVerdict, type RankAgreement };
+export { rankAgreement, type RankAgreement };
 
 /** Per seed, whether `a` and `b` (split, domain, metric each) rank the seed's rows alike. */
 export function table4RankAgreement(

@@ -225,9 +225,12 @@ export function table9TopConcepts(m: DatasetsResult, top = 8): Row[] | undefined
     .map((c) => ({ concept: c, 'raw web captions': C.mentions.web![c]!, 'CC3M captions': C.mentions.cc3m![c]!, 'CC12M captions': C.mentions.cc12m![c]! }));
 }
 
-/** The papers' dataset claims, each checked once on these pools: claim, the paper's figure, the measured one, verdict. */
-export function datasetClaims(m: DatasetsResult): { claim: string; paper: string; here: string; verdict: 'holds' | 'does not hold' }[] {
-  const verdict = (ok: boolean) => (ok ? ('holds' as const) : ('does not hold' as const));
+/**
+ * The papers' dataset claims, each checked once on these pools: claim, the paper's figure, the measured one, verdict.
+ * A check on one world's pools ("holds" or "contradicted" by the count itself), not yet decided over seeds by `decide`.
+ */
+export function datasetClaims(m: DatasetsResult): { claim: string; paper: string; here: string; verdict: 'holds' | 'contradicted' }[] {
+  const verdict = (ok: boolean) => (ok ? ('holds' as const) : ('contradicted' as const));
   const claims: ReturnType<typeof datasetClaims> = [];
   const paper = cc3mPaper();
   const good = paper.dataset_human_eval_good;

@@ -5,7 +5,7 @@
 import { paperNumbers } from '../../report/paper';
 import type { CaptionerFeatures, CaptionerModel, Recipe } from '../recipe';
 import { formatSpread, spread } from '../seeds';
-import { NO_PAPER_NUMBER, verdictOverPairs, type Claim, type Verdict } from '../claims';
+import { intervalText, NO_PAPER_NUMBER, pairsClaim, type Claim } from '../claims';
 import type { CaptionerResult, CaptionerRow, JudgedFigures } from './tables4-7';
 import {
   CAPTIONER_METRICS,
@@ -218,11 +218,13 @@ export function isTestable(row: CaptionerRow, test: CaptionerTest, recipe: Recip
   return t.distinct >= recipe.captioners.minDistinctShare * t.images;
 }
 
-/** Over testable pairs only: "not testable" when no pair is, else the pairs' verdict. */
-const testableVerdict = (diffs: readonly { difference: number; testable: boolean }[]): Verdict => {
-  const testable = diffs.filter((d) => d.testable).map((d) => d.difference);
-  return diffs.length > 0 && testable.length === 0 ? 'not testable' : verdictOverPairs(testable);
-};
+/** A claim over the testable pairs, ×100 (each seed's mean pair, decided over seeds); "not testable" when no pair is. */
+const decidedPairs = (spec: CaptionerClaimSpec, diffs: ReturnType<typeof claimDifferences>): Claim =>
+  pairsClaim(
+    spec.claim,
+    spec.source,
+    diffs.map((d) => ({ ...d, difference: 100 * d.difference })),
+  );
 
 /** The claims table: claim, where the paper shows it, the measured differences, how many go the claim's way, verdict. */
 export function captionerClaims(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Record<string, string>[] {
@@ -233,24 +235,22 @@ export function captionerClaims(results: readonly CaptionerResult[], specs: read
     for (const d of diffs) byPair.set(d.pair, [...(byPair.get(d.pair) ?? []), `${scale(d.difference)}${d.testable ? '' : ' (not testable)'}`]);
     const testable = diffs.filter((d) => d.testable);
     const measure = spec.measure.startsWith('judge:') ? `${spec.measure.slice(6)} %` : metricName(spec.measure);
+    const decided = decidedPairs(spec, diffs);
     return {
       claim: spec.claim,
       paper: spec.source,
       here: [...byPair].map(([pair, ds]) => `${pair}: ${ds.join(' / ')}`).join('; '),
       'the claim’s way': `${testable.filter((d) => d.difference > 0).length} of ${testable.length} testable (${diffs.length} pairs)`,
       measure: `${measure} on ${spec.test}-like${spec.better === 'lower' ? ' (lower is better; sign flipped)' : ''}`,
-      verdict: testableVerdict(diffs),
+      'mean over seeds [95% interval]': intervalText(decided.decided),
+      verdict: decided.verdict,
     };
   });
 }
 
-/** The claims with their numbers (every compared pair on every seed, ×100, > 0 the claim's way), for claimsFigure. */
+/** The claims with their numbers (each seed's mean over its testable pairs, ×100, > 0 the claim's way), for claimsFigure. */
 export function captionerClaimList(results: readonly CaptionerResult[], specs: readonly CaptionerClaimSpec[] = CAPTIONER_CLAIMS): Claim[] {
-  return specs.map((spec) => {
-    const diffs = claimDifferences(results, spec);
-    const differences = diffs.filter((d) => d.testable).map((d) => 100 * d.difference);
-    return { claim: spec.claim, paper: spec.source, differences, verdict: testableVerdict(diffs) };
-  });
+  return specs.map((spec) => decidedPairs(spec, claimDifferences(results, spec)));
 }
 
 /** The labels of the runs `results` has, in the grid's order (the figures' categories). */
