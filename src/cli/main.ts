@@ -13,6 +13,7 @@ import { registerDownloadCommand } from './download';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
 import { registerTableCommand } from './table';
+import { registerResultsCommand } from './results';
 import { addFetchOptions, runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
 import { runScore } from './score';
@@ -195,6 +196,7 @@ export function buildProgram(): Command {
   registerSplitCommand(program);
 
   registerTableCommand(program);
+  registerResultsCommand(program);
   program
     .command('table3')
     .description(

@@ -11,6 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 
+import { claimRows, type Claim } from '../experiments/claims';
+import { claimsRecord, CLAIMS_METADATA_KEY } from '../experiments/results';
 import { compareBundle, type CompareRunsOptions } from './compare';
 import { CAPTIONS_MIME, escapeHtml, type MimeBundle, RUN_MIME } from './mime';
 import { guardTslabIopub } from './tslab-iopub';
@@ -316,6 +318,14 @@ export const show = {
   /** A table: rows (objects or arrays), `{columns, rows}` or a DataFrame-like `{columns, values}`. */
   table(input: Parameters<typeof toTable>[0], options?: TableOptions): void {
     publish(tableBundle(input, options));
+  },
+  /**
+   * A claims table (`claimRows`), with the claims' decided numbers as a record in the output's metadata: what
+   * `cckit results` reads to write docs/results.md (renderers ignore metadata, so the table shows as any other).
+   */
+  claims(claims: readonly Claim[], options: TableOptions & { table: string; preset: string; seeds: readonly number[] }): void {
+    const { table, preset, seeds, ...tableOptions } = options;
+    publish(tableBundle(claimRows(claims), tableOptions), { metadata: { [CLAIMS_METADATA_KEY]: claimsRecord(table, preset, seeds, claims) } });
   },
   /** A plotly figure, as `application/vnd.plotly.v1+json` (what JupyterLab renders). */
   plot(figure: PlotlyFigure): void {
