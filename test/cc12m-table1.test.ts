@@ -5,7 +5,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { readFunnels, funnelFigure, funnelRows, table1Directions, yieldRows, type FunnelStage, type Table1 } from '../src/experiments/cc12m/table1';
+import {
+  readFunnels,
+  funnelFigure,
+  funnelRows,
+  table1ClaimList,
+  table1Directions,
+  yieldRows,
+  type FunnelStage,
+  type Table1,
+} from '../src/experiments/cc12m/table1';
 
 const funnels: Record<'cc3m' | 'cc12m', FunnelStage[]> = {
   cc3m: [
@@ -83,4 +92,19 @@ test('the CC12M-like funnel ends with the disjoint stage overlap.json records, s
   fs.writeFileSync(path.join(dir, 'overlap.json'), '{"b":{}}');
   assert.throws(() => readFunnels(inputs), /overlap\.json.*no b\.rows and written counts/);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('table1ClaimList: longer captions and fewer tokens per type in CC12M, decided over seeds', () => {
+  const seed = (mean12: number, ratio12: number) =>
+    ({
+      stats: { cc12m: { lengthMean: mean12, tokenTypeRatio: ratio12 }, cc3m: { lengthMean: 10, tokenTypeRatio: 50 } },
+      paper: undefined,
+    }) as unknown as Table1;
+  const [longer, tail] = table1ClaimList([seed(14, 30), seed(15, 32), seed(16, 28)]);
+  assert.deepEqual(longer!.differences, [4, 5, 6]);
+  assert.equal(longer!.verdict, 'holds');
+  assert.equal(longer!.id, 'cc12m.table1.longer-captions');
+  assert.deepEqual(tail!.differences, [20, 18, 22]);
+  assert.equal(tail!.verdict, 'holds');
+  assert.equal(table1ClaimList([seed(14, 30)])[0]!.verdict, 'not measured', 'one world: no spread to decide on');
 });

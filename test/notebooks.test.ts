@@ -528,14 +528,14 @@ test('05-cc3m-captioners: CC3M Tables 5-7 beside the paper, Table 4 from the jud
   ])
     assert.ok(claims.includes(claim), claim);
   const verdicts = [...claims.matchAll(/<td>(holds|contradicted|no difference|undecided|not measured|not testable)<\/td><\/tr>/g)].map((m) => m[1]);
-  assert.equal(verdicts.length, 8, 'a verdict per claim');
+  assert.equal(verdicts.length, 9, 'a verdict per claim');
   // one seed without per-image scores shows no noise: its claims are "not measured" (or "not testable"), never guessed
   if (process.env.CCKIT_NOTEBOOK_SEEDS === undefined || process.env.CCKIT_NOTEBOOK_SEEDS === '0')
     assert.ok(
       verdicts.every((v) => v === 'not measured' || v === 'not testable'),
       verdicts.join(', '),
     );
-  assert.match(nb.printed, /8 claims over \d+ seeds?: \d+ holds?/);
+  assert.match(nb.printed, /9 claims over \d+ seeds?: \d+ holds?/);
   const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: string[]; y: number[] }[] });
   assert.equal(figures.length, 3, 'CIDEr bars, the judge bars, the claims forest plot');
   assert.deepEqual(

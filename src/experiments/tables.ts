@@ -11,7 +11,7 @@ import { runCc3mCaptioners, type CaptionerResult } from './cc3m/tables4-7';
 import { CAPTIONER_TABLES } from './cc3m/tables4-7-grid';
 import { captionerClaimList, captionerClaims, captionerFigure, captionerJudgeRows, captionerTableRows } from './cc3m/tables4-7-report';
 import { fig6ClaimList, fig6SeedRows, runFig6, type Fig6Result } from './cc12m/fig6';
-import { measureTable1, rareWordsFigure, readFunnels, funnelRows, table1Directions, table1Rows, type Table1 } from './cc12m/table1';
+import { measureTable1, rareWordsFigure, readFunnels, funnelRows, table1ClaimList, table1Directions, table1Rows, type Table1 } from './cc12m/table1';
 import { runTable11, table11ClaimList, table11SeedRows, type Table11Result } from './cc12m/table11';
 import { runTable12, table12ClaimList, table12SeedRows, type Table12Result } from './cc12m/table12';
 import { runTable3, type Table3Result } from './cc12m/table3';
@@ -137,6 +137,7 @@ const table1: TableDefinition<Seeded<Table1> & { funnels: ReturnType<typeof read
       (r) => r.seed,
     ),
   }),
+  claimList: (perSeed) => table1ClaimList(perSeed.map((r) => r.result)),
   figure: (perSeed) => (perSeed[0] ? rareWordsFigure(perSeed[0].result) : undefined),
 };
 

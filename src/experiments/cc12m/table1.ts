@@ -14,6 +14,7 @@ import { paperNumbers } from '../../report/paper';
 import { InputError } from '../../util/json';
 import type { Inputs } from '../recipe';
 import { tailConcepts } from './mechanism';
+import { claimOver, type Claim } from '../claims';
 
 type Row = Record<string, string | number>;
 type Figure = { data: object[]; layout: object };
@@ -270,6 +271,27 @@ export function table1Directions(t: Table1): Row[] {
     here: dir(here12, here3),
     same: dir(paper12, paper3) === dir(here12, here3) ? 'yes' : 'no',
   }));
+}
+
+/**
+ * Table 1's claims over seeds (each seed a world of its own): CC12M's captions are longer (mean tokens), and its
+ * vocabulary has the longer tail (fewer tokens per type: CC3M's ratio minus CC12M's).
+ */
+export function table1ClaimList(perSeed: readonly Table1[]): Claim[] {
+  const p = (perSeed[0]?.paper ?? paperNumbers().cc12m.table1_stats) as unknown as Table1Paper;
+  return [
+    claimOver(
+      "CC12M's captions are longer than CC3M's (mean tokens, CC12M Table 1)",
+      `${p.cc12m.caption_len_mean} vs ${p.cc3m.caption_len_mean}`,
+      perSeed.map((t) => t.stats.cc12m.lengthMean - t.stats.cc3m.lengthMean),
+    ),
+    claimOver(
+      'CC12M has fewer tokens per type than CC3M (a longer tail, CC12M Table 1)',
+      `${p.cc12m.token_type_ratio} vs ${p.cc3m.token_type_ratio}`,
+      perSeed.map((t) => t.stats.cc3m.tokenTypeRatio - t.stats.cc12m.tokenTypeRatio),
+      { measuredAs: 'CC3M − CC12M tokens per type: ' },
+    ),
+  ];
 }
 
 /** Rare-word token counts in the two pools. */

@@ -173,6 +173,14 @@ export function table5ClaimList(perSeed: readonly Table5Result[]): Claim[] {
         table5Differences(perSeed, label, 'none'),
       ),
     );
+  if (labels.includes('cc12m') && labels.includes('cc3m'))
+    claims.push(
+      claimOver(
+        'CC12M pre-training beats CC3M pre-training on COCO-like test (CIDEr)',
+        `${NO_PAPER_NUMBER} (no Table 5 number in paper-numbers.json)`,
+        table5Differences(perSeed, 'cc12m', 'cc3m'),
+      ),
+    );
   if (labels.includes('cc12m')) {
     const gapOf = (r: Table5Result, pick: (x: Table5Row) => number) => {
       const a = r.rows.find((x) => x.pretraining === 'cc12m');

@@ -176,6 +176,13 @@ export const CAPTIONER_CLAIMS: readonly CaptionerClaimSpec[] = [
     where: { training: 'conceptual' },
   },
   {
+    claim: 'RNN scores at least as high as T2T on the Flickr-like test (CIDEr), though people prefer T2T',
+    source: 'Table 7, §5.4',
+    test: 'flickr',
+    measure: 'CIDEr',
+    compare: { dimension: 'model', a: 'RNN', b: 'T2T' },
+  },
+  {
     claim: '8×8 beats 1×1 on the Conceptual-like test when trained on Conceptual (CIDEr)',
     source: 'Table 6',
     test: 'conceptual',
