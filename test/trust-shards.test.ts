@@ -15,6 +15,8 @@ import { decodeSample, readTarShard, type RawSample } from '../src/data/webdatas
 import { importEsm } from '../src/util/esm';
 import { PACKAGE_ROOT } from '../src/paths';
 import { sourceSlice } from '../src/vision/sources';
+import { runPipeline } from '../src/filters/pipeline';
+import { keep } from '../src/filters/types';
 
 const CLI = path.join(PACKAGE_ROOT, 'bin', 'cckit.js');
 
@@ -409,4 +411,62 @@ test('a tar that ends inside a member declaring 600 MiB is an error naming the f
   const before = process.memoryUsage().arrayBuffers;
   await assert.rejects(collect(readTarShard(tarFile)), (err: Error) => err.message.startsWith(`${tarFile}: cannot read tar:`));
   assert.ok(process.memoryUsage().arrayBuffers - before < 100 * 1024 * 1024);
+});
+
+// ---------------------------------------------------------------------------
+// A damaged tar among good ones: one rejected shard, the run goes on
+
+/** A folder of three tars: two good ones around a truncated one (its image member cut short). */
+function folderWithDamagedTar(): { dir: string; damaged: string } {
+  const dir = tempDir();
+  writeTar(path.join(dir, '00000.tar'), [
+    ['000000.jpg', 'jpeg bytes'],
+    ['000000.txt', 'a durian on a table'],
+    ['000001.jpg', 'jpeg bytes'],
+    ['000001.txt', 'a bowl of quiche'],
+  ]);
+  const damaged = writeTar(
+    path.join(dir, '00001.tar'),
+    [
+      ['000002.txt', 'a cat on a mat'],
+      ['000002.jpg', 100_000],
+    ],
+    true,
+  );
+  writeTar(path.join(dir, '00002.tar'), [
+    ['000003.jpg', 'jpeg bytes'],
+    ['000003.txt', 'pokemon go'],
+  ]);
+  return { dir, damaged };
+}
+
+test('filter: a truncated tar among good ones is one rejected item, and the other tars are filtered', async () => {
+  const { dir } = folderWithDamagedTar();
+  const result = await runPipeline({ input: dir, out: path.join(tempDir(), 'out'), stages: [{ name: 'pass', check: (p) => keep(p.caption) }] });
+  assert.equal(result.kept, 3);
+  assert.equal(result.input, 4, 'three samples and the damaged shard');
+  const rejects = fs
+    .readFileSync(result.files.rejects, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { line: number; url: string; reason: string; detail?: string });
+  assert.equal(rejects.length, 1);
+  assert.equal(rejects[0]!.reason, 'input:shard-unreadable');
+  assert.equal(rejects[0]!.url, '00001.tar');
+  assert.equal(rejects[0]!.line, 3, 'at the position of its first unread sample');
+  assert.match(rejects[0]!.detail!, /cannot read tar.*\(0 samples read before\)/);
+});
+
+test('stats and features: a truncated tar is reported and skipped (stats: with --malformed reject; else it stops)', async () => {
+  const { dir, damaged } = folderWithDamagedTar();
+  await assert.rejects(shardStats(dir), /cannot read tar/);
+  const rejected: [string, string][] = [];
+  const stats = await shardStats(dir, { malformed: 'reject', onReject: (where, why) => rejected.push([where, why]) });
+  assert.deepEqual([stats.pairs, stats.rejects], [3, 1]);
+  assert.equal(rejected[0]![0], damaged);
+  assert.match(rejected[0]![1], /^shard:unreadable: .*cannot read tar/);
+  const unreadable: string[] = [];
+  const slice = await sourceSlice(dir, { onUnreadableShard: (s) => unreadable.push(s.source) });
+  assert.equal((await collect(slice.refs)).length, 3);
+  assert.deepEqual(unreadable, [damaged]);
 });

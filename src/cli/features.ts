@@ -15,6 +15,7 @@ import { PRETRAIN_RECIPES, type PretrainRecipe } from '../vision/world-cnn';
 import { maxMemberBytesOption, parseChoice, parseMaxMemberBytes, parseWholeNumber } from './options';
 import { addFetchOptions, fetchFlags } from './filter';
 import { ImageSource } from '../data/images';
+import type { UnreadableShard } from '../data/webdataset';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -74,7 +75,23 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
   const batchSize = parseWholeNumber('--batch-size', flags.batchSize, 1);
   const limit = flags.limit === undefined ? undefined : parseWholeNumber('--limit', flags.limit);
   const maxMemberBytes = parseMaxMemberBytes(flags.maxMemberBytes);
-  const images = await sourceSlice(flags.in, { seed, limit, tagsFile: flags.tags, imagesDir: flags.images, shard: sharding.shard, maxMemberBytes });
+  // a damaged tar of a shard folder: reported as one failure and skipped, the rest of the folder is read
+  const unreadable: { key: string; reason: string; skipped: number }[] = [];
+  const onUnreadableShard = (shard: UnreadableShard) =>
+    unreadable.push({
+      key: path.basename(shard.source),
+      reason: `shard:unreadable: ${shard.reason} (${shard.read} samples read before)`,
+      skipped: shard.skipped ?? 0,
+    });
+  const images = await sourceSlice(flags.in, {
+    seed,
+    limit,
+    tagsFile: flags.tags,
+    imagesDir: flags.images,
+    shard: sharding.shard,
+    maxMemberBytes,
+    onUnreadableShard,
+  });
   const backend = await initBackend();
   const progress = terminalProgress();
   const started = Date.now();
@@ -149,6 +166,9 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
       source,
       total: images.range.end - images.range.start,
     });
+    result.failed.push(...unreadable.map(({ key, reason }) => ({ key, reason })));
+    // positions a damaged tar's _stats.json counts but that were never read still belong to this range's count
+    result.read += unreadable.reduce((n, u) => n + u.skipped, 0);
     if (sharding.shard) {
       const marker = shardFolder(jobDir, sharding.shard);
       fs.mkdirSync(marker, { recursive: true });

@@ -17,7 +17,7 @@
  */
 import { scanTokens, type TokenSink } from '../text/fast-tokenizer';
 import { readTsvBatches, isReject, TsvLayout } from './tsv';
-import { readImg2dataset, ShardError, type ReadShardOptions } from './webdataset';
+import { readImg2dataset, ShardError, type ReadShardOptions, type UnreadableShard } from './webdataset';
 import { quoteInput } from '../util/untrusted-text';
 
 export const DEFAULT_RARE_WORDS: readonly string[] = ['mangosteen', 'durian', 'quiche', 'pokemon'];
@@ -256,7 +256,19 @@ export async function shardStats(folder: string, options: ShardStatsOptions = {}
   const stats = new StatsAccumulator(options);
   const every = options.progressEvery ?? 100_000;
   let rows = 0;
-  for await (const raw of readImg2dataset(folder, { members: ['txt'], maxMemberBytes: options.maxMemberBytes })) {
+  // with --malformed reject, a damaged tar is one rejected shard and the count goes on with the next
+  const onUnreadableShard =
+    options.malformed === 'reject'
+      ? (shard: UnreadableShard) => {
+          stats.rejects++;
+          options.onReject?.(shard.source, `shard:unreadable: ${shard.reason} (${shard.read} samples read before)`);
+        }
+      : undefined;
+  for await (const raw of readImg2dataset(folder, {
+    members: ['txt'],
+    maxMemberBytes: options.maxMemberBytes,
+    ...(onUnreadableShard ? { onUnreadableShard } : {}),
+  })) {
     const txt = raw.files.txt;
     if (txt === undefined) {
       const present = [...Object.keys(raw.files), ...Object.keys(raw.oversized ?? {}), ...(raw.unread ?? [])];

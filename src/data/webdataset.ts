@@ -81,6 +81,41 @@ export interface ReadShardOptions {
   maxMemberBytes?: number;
   /** Only members with these extensions are read (e.g. ['txt'] for captions); the others are skipped unread. Default: all. */
   members?: readonly string[];
+  /**
+   * A tar (or a numbered folder of the files layout) that cannot be read to its end — truncated, corrupt, a key
+   * repeated after other samples — is reported here and reading goes on with the next one; the samples before the
+   * damage were yielded. Without it the error is thrown (and ends the read).
+   */
+  onUnreadableShard?: (shard: UnreadableShard) => void;
+}
+
+/** A shard given up part-way: where, why, and how many of its samples were read before. */
+export interface UnreadableShard {
+  source: string;
+  reason: string;
+  read: number;
+  /** `readSampleRange`: the position of its first unread sample in the range that reports it. */
+  position?: number;
+  /** `readSampleRange`: positions of the range that its _stats.json counts but were not read (0 without stats). */
+  skipped?: number;
+}
+
+/** The samples of one shard; with `onUnreadableShard`, a `ShardError` ends that shard only, reported. */
+async function* guardedShard(source: string, samples: AsyncGenerator<RawSample>, options: ReadShardOptions): AsyncGenerator<RawSample> {
+  if (!options.onUnreadableShard) {
+    yield* samples;
+    return;
+  }
+  let read = 0;
+  try {
+    for await (const raw of samples) {
+      read++;
+      yield raw;
+    }
+  } catch (err) {
+    if (!(err instanceof ShardError)) throw err;
+    options.onUnreadableShard({ source, reason: err.message, read });
+  }
 }
 
 /** The default cap on a shard member: the largest image the fetcher downloads by default (`--max-bytes`), 20 MiB. */
@@ -667,7 +702,7 @@ export function listTarShards(folder: string): string[] {
 /** Samples of every tar shard in a folder (or of the given tar files), shard by shard in name order. */
 export async function* readWebdataset(folderOrFiles: string | readonly string[], options: ReadShardOptions = {}): AsyncGenerator<RawSample> {
   const files = typeof folderOrFiles === 'string' ? listTarShards(folderOrFiles) : folderOrFiles;
-  for (const file of files) yield* readTarShard(file, options);
+  for (const file of files) yield* guardedShard(file, readTarShard(file, options), options);
 }
 
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
@@ -717,7 +752,7 @@ export async function* readFilesLayout(folder: string, options: ReadShardOptions
       for (const entry of parsed)
         yield wanted(entry.ext) ? await readMemberFile(path.join(dir, entry.name), entry.name, cap) : { name: entry.name, unread: true };
     }
-    yield* groupMembers(dir, members());
+    yield* guardedShard(dir, groupMembers(dir, members()), options);
   }
 }
 
@@ -757,7 +792,8 @@ export async function countSamples(folder: string): Promise<number> {
   if (counts) return counts.reduce((n, c) => n + c.samples, 0);
   let count = 0;
   // counting needs the member names only: no member is read
-  for await (const raw of readImg2dataset(folder, { members: [] })) if (raw) count++;
+  // a damaged tar counts the samples read before the damage, as readSampleRange's positions do
+  for await (const raw of readImg2dataset(folder, { members: [], onUnreadableShard: () => undefined })) if (raw) count++;
   return count;
 }
 
@@ -787,12 +823,30 @@ export async function* readSampleRange(
     if (current && expected.has(current.source) && expected.get(current.source) !== current.seen)
       throw new ShardError(current.source, `${current.seen} samples, but its _stats.json counts ${expected.get(current.source)} successes`);
   };
+  const reportUnreadable = options.onUnreadableShard;
+  const reading: ReadShardOptions = reportUnreadable
+    ? {
+        ...options,
+        // a damaged shard is reported at the position of its first unread sample; where its _stats.json counts its
+        // samples the positions after it stay where the counts put them, so every range still slices alike
+        onUnreadableShard: (shard) => {
+          const at = position;
+          const count = expected.get(shard.source);
+          const skipped = count !== undefined ? Math.max(0, count - shard.read) : 0;
+          position += skipped;
+          if (current?.source === shard.source) current = undefined;
+          // each range reports the positions of the damaged shard it holds
+          const inRange = Math.max(0, Math.min(end, at + skipped) - Math.max(start, at));
+          if ((at >= start && at < end) || inRange > 0) reportUnreadable({ ...shard, position: Math.max(at, start), skipped: inRange });
+        },
+      }
+    : options;
   for await (const raw of files
     ? readWebdataset(
         files.map((c) => c.file),
-        options,
+        reading,
       )
-    : readImg2dataset(folder, options)) {
+    : readImg2dataset(folder, reading)) {
     if (current?.source !== raw.source) {
       checkCount();
       current = { source: raw.source, seen: 0 };

@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
 import { commitTemporary, discardTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
-import { SampleError, ShardSample, countSamples, decodeSample, readSampleRange } from '../data/webdataset';
+import { SampleError, ShardSample, countSamples, decodeSample, readSampleRange, type UnreadableShard } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
 import { ImageSource, type ImageSourceOptions } from '../data/images';
@@ -202,8 +202,19 @@ async function* inputItems(input: string, layout: TsvLayout, range?: { start: nu
     }
     return;
   }
+  // a damaged tar is one rejected item (at its first unread sample) and the run goes on with the next tar
+  const unreadable: InputItem[] = [];
+  const onUnreadableShard = (shard: UnreadableShard) =>
+    unreadable.push({
+      line: (shard.position ?? 0) + 1,
+      url: path.basename(shard.source),
+      reject: 'input:shard-unreadable',
+      detail: `${shard.reason} (${shard.read} samples read before)`,
+      bytes: 0,
+    });
   // a shard's slice of a tar folder skips the tars before it unread (readSampleRange)
-  for await (const { raw, position } of readSampleRange(input, range, { maxMemberBytes })) {
+  for await (const { raw, position } of readSampleRange(input, range, { maxMemberBytes, onUnreadableShard })) {
+    yield* unreadable.splice(0);
     const line = position + 1;
     let sample: ShardSample;
     if (raw.oversized && Object.keys(raw.oversized).some((ext) => OVERSIZE_REJECTED.has(ext))) {
@@ -224,6 +235,7 @@ async function* inputItems(input: string, layout: TsvLayout, range?: { start: nu
     const originalSize = originalSizeOf(sample.json);
     yield { line, url, caption: sample.caption, image: sample.image, tags, ...(originalSize ? { originalSize } : {}), bytes: 0 };
   }
+  yield* unreadable.splice(0);
 }
 
 /** Input items a run would read (the range a shard slices): TSV lines with content, or samples of a shard folder. */

@@ -19,7 +19,7 @@ import { normalizedBox } from './regions';
 import { readCocoAnnotations, worldOfCocoFile } from '../data/coco';
 import { InputError } from '../util/json';
 import { readTsv } from '../data/tsv';
-import { countSamples, decodeSample, readSampleRange, type RawSample, type ShardSample } from '../data/webdataset';
+import { countSamples, decodeSample, readSampleRange, type RawSample, type ShardSample, type UnreadableShard } from '../data/webdataset';
 import { sliceRange, type ShardSpec } from '../util/shard';
 import { loadTagsFile, tagsFileBeside } from '../data/tags';
 import { WORLD_PRESETS, isWorldSplit, type WorldPresetName, type WorldSplit } from '../world/splits';
@@ -38,6 +38,8 @@ export interface SourceOptions {
   imagesDir?: string;
   /** Shard folders: largest member read (default: webdataset.ts's DEFAULT_MAX_MEMBER_BYTES); a sample with a larger one fails with the reason. */
   maxMemberBytes?: number;
+  /** Shard folders: a damaged tar is reported here and skipped (see `ReadShardOptions.onUnreadableShard`); without it, it stops the read. */
+  onUnreadableShard?: (shard: UnreadableShard) => void;
 }
 
 /** Parses `world:PRESET:SPLIT`; undefined when the text is not of that form. */
@@ -107,7 +109,8 @@ export async function sourceSlice(source: string, options: SourceOptions & { sha
     const total = Math.min(limit, await countSamples(source));
     const range = options.shard ? sliceRange(options.shard, total) : { start: 0, end: total };
     async function* refs(): AsyncGenerator<ImageRef> {
-      for await (const { raw } of readSampleRange(source, range, { maxMemberBytes: options.maxMemberBytes })) yield sampleRef(raw);
+      const reading = { maxMemberBytes: options.maxMemberBytes, ...(options.onUnreadableShard ? { onUnreadableShard: options.onUnreadableShard } : {}) };
+      for await (const { raw } of readSampleRange(source, range, reading)) yield sampleRef(raw);
     }
     return { total, range, unit: 'sample', refs: refs() };
   }
