@@ -17,120 +17,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'fs';
-import * as path from 'path';
 
 import { findPersons, replacePersons } from '../src/filters/persons';
 import { PERSON_TOKEN } from '../src/text/tokens';
+import { FIXTURES, Labelled, heldOut, readFixture, score } from './persons-fixture';
 
-interface Labelled {
-  source: string;
-  text: string;
-  spans: Array<[number, number]>;
-}
-
-const FIXTURE = path.join(__dirname, 'fixtures', 'persons-real.tsv');
-
-const wordChar = /[\p{L}\p{N}]/u;
-
-/** Where `names` are in `text`: each the first occurrence on word boundaries after the previous one. */
-function spansOf(text: string, names: readonly string[]): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let at = 0;
-  for (const name of names) {
-    let k = text.indexOf(name, at);
-    while (k >= 0 && (wordChar.test(text.charAt(k - 1)) || wordChar.test(text.charAt(k + name.length)))) k = text.indexOf(name, k + 1);
-    if (k < 0) throw new Error(`persons-real.tsv: "${name}" is not a word sequence of "${text}"`);
-    out.push([k, k + name.length]);
-    at = k + name.length;
-  }
-  return out;
-}
-
-function readFixture(): Labelled[] {
-  return fs
-    .readFileSync(FIXTURE, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const cols = line.split('\t');
-      assert.equal(cols.length, 3, `three columns: ${line}`);
-      const [source, text, persons] = cols as [string, string, string];
-      return { source, text, spans: spansOf(text, JSON.parse(persons) as string[]) };
-    });
-}
-
-/** FNV-1a (32-bit) of the UTF-8 bytes, as scripts/persons-sample.ts computes it. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
-  return h;
-}
-
-const heldOut = (text: string): boolean => fnv1a(text) % 10 < 3;
-
-interface Scores {
-  lines: number;
-  spans: number;
-  spanPrecision: number;
-  spanRecall: number;
-  tokenPrecision: number;
-  tokenRecall: number;
-  missed: string[];
-  wrong: string[];
-}
-
-function score(rows: readonly Labelled[]): Scores {
-  let tp = 0;
-  let fp = 0;
-  let fn = 0;
-  let ttp = 0;
-  let tfp = 0;
-  let tfn = 0;
-  const missed: string[] = [];
-  const wrong: string[] = [];
-  for (const row of rows) {
-    const truth = row.spans;
-    const found = findPersons(row.text).map((p): [number, number] => [p.start, p.end]);
-    const key = ([a, b]: [number, number]): string => `${a}:${b}`;
-    const truthKeys = new Set(truth.map(key));
-    const foundKeys = new Set(found.map(key));
-    for (const s of found) {
-      if (truthKeys.has(key(s))) tp++;
-      else {
-        fp++;
-        wrong.push(`${row.text.slice(s[0], s[1])} (in "${row.text.slice(0, 80)}")`);
-      }
-    }
-    for (const s of truth) {
-      if (foundKeys.has(key(s))) continue;
-      fn++;
-      missed.push(`${row.text.slice(s[0], s[1])} (in "${row.text.slice(0, 80)}")`);
-    }
-    const overlaps = (spans: Array<[number, number]>, a: number, b: number): boolean => spans.some(([c, d]) => a < d && c < b);
-    for (const m of row.text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
-      const a = m.index!;
-      const b = a + m[0].length;
-      const inTruth = overlaps(truth, a, b);
-      const inFound = overlaps(found, a, b);
-      if (inTruth && inFound) ttp++;
-      else if (inFound) tfp++;
-      else if (inTruth) tfn++;
-    }
-  }
-  return {
-    lines: rows.length,
-    spans: tp + fn,
-    spanPrecision: tp / (tp + fp),
-    spanRecall: tp / (tp + fn),
-    tokenPrecision: ttp / (ttp + tfp),
-    tokenRecall: ttp / (ttp + tfn),
-    missed,
-    wrong,
-  };
-}
-
-const rows = readFixture();
+const rows = readFixture(FIXTURES.real, 3);
 
 test('persons-real.tsv: 1,208 labelled lines from the two Debian packages, 107 names, 30% held out by hash', () => {
   assert.equal(rows.length, 1208);

@@ -1,7 +1,19 @@
 /** The two scans over a caption's tokens: ordinarily cased text (capitalised runs) and noisy case (ALL CAPS, Title Case). */
-import { isGivenName } from './names';
+import { isCommonGivenName, isGivenName } from './names';
 import { Token } from './tokens';
 import { isOrdinaryWord, isPlaceOnly } from './wordnet-lookups';
+import {
+  articleBefore,
+  depictionBefore,
+  initialWordInSentence,
+  isPluralRole,
+  namedThing,
+  pluralRoleBefore,
+  possessivePlace,
+  sentenceEvidence,
+  subjectPosition,
+  verbAt,
+} from './context';
 import {
   cueBefore,
   famousAt,
@@ -18,8 +30,19 @@ import {
 } from './evidence';
 import { CUE_WORDS, DESIGNATORS, FUNCTION_WORDS, MONTHS_AND_DAYS, NAME_SUFFIXES, PARTICLES, isRole } from './words';
 
+/** A capitalised run the normal-case scan judged: a name, a run that could be one, or the name of a place or thing. */
+interface Run {
+  a: number;
+  b: number;
+  /** Where the capitalised run began (before a leading role or sentence-initial word was left out). */
+  i: number;
+  verdict: 'person' | 'maybe' | 'thing' | 'no';
+  /** The span's start when it is a person (a given name may start it later than a). */
+  start: number;
+}
+
 export function detectNormal(tokens: readonly Token[], given: boolean): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
+  const runs: Run[] = [];
   let i = 0;
   while (i < tokens.length) {
     const t = tokens[i]!;
@@ -48,11 +71,28 @@ export function detectNormal(tokens: readonly Token[], given: boolean): Array<[n
     // leading role words, titles, function words and a sentence-initial ordinary word ("Actor", "A")
     while (a < j) {
       const u = tokens[a]!;
-      if (isRole(u.key) || CUE_WORDS.has(u.key) || (FUNCTION_WORDS.has(u.key) && !nameInitial(tokens, a)) || MONTHS_AND_DAYS.has(u.key)) {
+      if (
+        isRole(u.key) ||
+        CUE_WORDS.has(u.key) ||
+        (FUNCTION_WORDS.has(u.key) && !nameInitial(tokens, a)) ||
+        MONTHS_AND_DAYS.has(u.key) ||
+        (given && a + 1 < j && isPluralRole(u.key))
+      ) {
         a++;
         continue;
       }
-      if (a === i && u.sentenceStart && isOrdinaryWord(u.key) && !(a + 1 < j && keepsInitialWord(tokens, a, j, given)) && !personPhraseAt(tokens, a, j)) {
+      // "Prime Minister …", "Vice President …": an ordinary word that qualifies the title after it
+      if (given && a + 2 < j && isRole(tokens[a + 1]!.key) && isOrdinaryWord(u.key) && !isGivenName(u.key)) {
+        a += 2;
+        continue;
+      }
+      if (
+        a === i &&
+        u.sentenceStart &&
+        isOrdinaryWord(u.key) &&
+        !(a + 1 < j && (keepsInitialWord(tokens, a, j, given) || (given && initialWordInSentence(tokens, a, j)))) &&
+        !personPhraseAt(tokens, a, j)
+      ) {
         a++;
         continue;
       }
@@ -72,13 +112,54 @@ export function detectNormal(tokens: readonly Token[], given: boolean): Array<[n
     }
     if (a < b) {
       const cue = cueBefore(tokens, a);
-      if (plausibleName(tokens, a, b, given, cue, true) && (cue || !given || nameEvidence(tokens, a, b)))
-        spans.push([cue || !given ? a : givenNameStart(tokens, a, b), b]);
-      else if (a === i && famousAt(tokens, a, j) && !namesNoun(tokens, j)) spans.push([a, a + 1]);
+      // "a photo of …", "Actors …": cues that sentences give (the name lists are evidence, not a gate)
+      // (one word after "a photo of" only when it is a given name: "a photo of Santorini" is a place)
+      const framed =
+        given &&
+        !cue &&
+        (depictionBefore(tokens, a) || pluralRoleBefore(tokens, a)) &&
+        !namedThing(tokens, a, b) &&
+        (b - a >= 2 || isGivenName(tokens[a]!.key) || isCommonGivenName(tokens[a]!.key));
+      const strong = cue || framed;
+      if (given && !strong && (articleBefore(tokens, a) || possessivePlace(tokens, a, b))) {
+        runs.push({ a, b, i, verdict: 'thing', start: a });
+      } else if (plausibleName(tokens, a, b, given, strong, true)) {
+        if (strong || !given || nameEvidence(tokens, a, b) || sentenceEvidence(tokens, i, a, b))
+          runs.push({ a, b, i, verdict: 'person', start: cue || !given ? a : givenNameStart(tokens, a, b) });
+        else runs.push({ a, b, i, verdict: 'maybe', start: givenNameStart(tokens, a, b) });
+      } else if (a === i && famousAt(tokens, a, j) && !namesNoun(tokens, j)) runs.push({ a, b: a + 1, i, verdict: 'person', start: a });
+      else runs.push({ a, b, i, verdict: given && DESIGNATORS.has(tokens[b - 1]!.key) ? 'thing' : 'no', start: a });
     }
     i = j;
   }
-  return spans;
+  if (given) coordinate(tokens, runs);
+  return runs.filter((r) => r.verdict === 'person').map((r): [number, number] => [r.start, r.b]);
+}
+
+/**
+ * Runs joined by "and", "&" or commas share their kind: a name beside a name ("Actors X Y and Z W attend"; "X Y, Z W
+ * and U V"), a chain that opens a sentence before a verb names people ("X Y and Z W dance"), and a run beside a
+ * place's or thing's name is part of it ("the Victoria and Albert Museum").
+ */
+function coordinate(tokens: readonly Token[], runs: Run[]): void {
+  const joinedTo = (r: Run, s: Run): boolean => {
+    if (tokens[r.b]?.key === 'and' && !tokens[r.b]!.cap && s.i === r.b + 1) return true;
+    return s.i === r.b && /^\s*[,&]\s*$/.test(tokens[s.i]!.gap);
+  };
+  let k = 0;
+  while (k < runs.length) {
+    let e = k + 1;
+    while (e < runs.length && joinedTo(runs[e - 1]!, runs[e]!)) e++;
+    const chain = runs.slice(k, e);
+    if (chain.length > 1 && !chain.some((r) => r.verdict === 'no')) {
+      if (chain.some((r) => r.verdict === 'thing')) {
+        for (const r of chain) if (r.verdict === 'person' && r.b - r.a === 1) r.verdict = 'thing';
+      } else if (chain.some((r) => r.verdict === 'person') || (subjectPosition(tokens, chain[0]!.i) && verbAt(tokens, chain[chain.length - 1]!.b, true))) {
+        for (const r of chain) if (r.verdict === 'maybe') r.verdict = 'person';
+      }
+    }
+    k = e;
+  }
 }
 
 export function detectNoisy(tokens: readonly Token[], given: boolean): Array<[number, number]> {

@@ -167,7 +167,9 @@ export function plausibleName(tokens: readonly Token[], i: number, j: number, gi
   if (words.length === 0) return false;
   const last = words[words.length - 1]!;
   const firstGiven = given && isGivenName(words[0]!.key);
-  if (DESIGNATORS.has(last.key) && !surnameAfterCue(words, cue, firstGiven)) return false;
+  // "singer Marisa Hill": after a role, a given name of the wider list also makes a designator a surname
+  const firstAnyGiven = firstGiven || (given && cue && isCommonGivenName(words[0]!.key));
+  if (DESIGNATORS.has(last.key) && !surnameAfterCue(words, cue, firstAnyGiven)) return false;
   if (THING_HEADS.has(last.key) || TITLE_WORDS.has(last.key) || titledPlace(tokens, i, j)) return false;
   const phrase = words.map((t) => t.key).join(' ');
   if (isPlaceOnly(phrase)) return false;
