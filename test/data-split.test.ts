@@ -267,7 +267,8 @@ test(
     const tsv = path.join(dir, 'tuxpaint.tsv');
     fs.writeFileSync(tsv, rows.join('\n') + '\n');
     const out = path.join(dir, 'split-tuxpaint');
-    const summary = await writeSplit({ input: tsv, out, by: 'caption', layout: 'caption-url' });
+    // the rows name /usr/share/…, outside the TSV's folder: a list the user wrote (--allow-local-files)
+    const summary = await writeSplit({ input: tsv, out, by: 'caption', layout: 'caption-url', localFiles: 'any' });
     assert.equal(summary.images + summary.rejected, rows.length);
     assert.equal(summary.rejected, 0, JSON.stringify(summary.reasons));
     const train = readEvalImages({ path: path.join(out, 'train.json') });

@@ -324,20 +324,22 @@ test('a URL asked for twice in one run is fetched once (in flight and afterwards
 });
 
 test('local paths: a FIFO and /dev/zero are not files, relative paths resolve against baseDir, the cap holds', async () => {
+  // absolute paths and file:// URLs: a list the user wrote (--allow-local-files); trust-local-files.test.ts has the default
+  const any = { localFiles: 'any' as const };
   const fifo = path.join(dir, 'pipe.jpg');
   execFileSync('mkfifo', [fifo]);
   const started = Date.now();
-  assert.equal(failed(await new ImageSource().fetch(fifo)), 'download:not-a-file');
+  assert.equal(failed(await new ImageSource(any).fetch(fifo)), 'download:not-a-file');
   assert.ok(Date.now() - started < 1000, 'returns at once');
-  assert.equal(failed(await new ImageSource().fetch('/dev/zero')), 'download:not-a-file');
-  assert.equal(failed(await new ImageSource().fetch(dir)), 'download:not-a-file');
+  assert.equal(failed(await new ImageSource(any).fetch('/dev/zero')), 'download:not-a-file');
+  assert.equal(failed(await new ImageSource(any).fetch(dir)), 'download:not-a-file');
 
   fs.mkdirSync(path.join(dir, 'images'));
   fs.writeFileSync(path.join(dir, 'images', 'a.jpg'), jpeg);
   const relative = await new ImageSource({ baseDir: dir }).fetch('images/a.jpg');
   assert.ok(relative.ok && relative.bytes.equals(jpeg));
   assert.equal(failed(await new ImageSource({ baseDir: os.tmpdir() }).fetch('images/a.jpg')), 'download:not-found');
-  const viaUrl = await new ImageSource().fetch(`file://${path.join(dir, 'images', 'a.jpg')}`);
+  const viaUrl = await new ImageSource(any).fetch(`file://${path.join(dir, 'images', 'a.jpg')}`);
   assert.ok(viaUrl.ok);
   assert.equal(failed(await new ImageSource({ baseDir: dir, maxBytes: 100 }).fetch('images/a.jpg')), 'download:too-large');
 });

@@ -57,7 +57,7 @@ test('a URL list cannot copy local files: paths and file:// rows are refused unl
   assert.equal(members, 1, 'only the served image is in the tar');
 
   const allowed = path.join(web.dir, 'local-allowed');
-  const again = await download({ input: list, out: allowed, fetch: { allowPrivate: true, allowLocalFiles: true }, resize: { mode: 'no' } });
+  const again = await download({ input: list, out: allowed, fetch: { allowPrivate: true, localFiles: 'any' }, resize: { mode: 'no' } });
   assert.equal(again.successes, 4, 'with the flag a list you wrote yourself reads local files');
 
   // the CLI flag reaches the fetcher; without it the summary names the refusal (local rows only: spawnSync

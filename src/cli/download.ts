@@ -78,7 +78,6 @@ export function registerDownloadCommand(program: Command): void {
     .option('--max-shards <n>', 'stop after the first N shards of the list (a sample)')
     .option('--hashes <file>', "expected hashes (CC12M's companion list: url, SHA-256, MD5); a mismatch fails the row")
     .option('--retry-failed', 'fetch again the rows of done shards whose status is not success', false)
-    .option('--allow-local-files', 'also read rows that name local paths or file:// URLs (a list you wrote yourself); refused by default', false)
     .option('--max-caption-chars <n>', 'captions longer than this are cut (recorded in caption_changes)', String(DEFAULT_MAX_CAPTION_CHARS))
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print the summary as JSON', false);
@@ -166,7 +165,7 @@ export async function runDownload(flags: DownloadFlags & ShardFlags, command?: C
       maxShards: flags.maxShards === undefined ? undefined : parseWholeNumber('--max-shards', flags.maxShards, 1),
       fetch: {
         ...fetchFlags(flags),
-        allowLocalFiles: flags.allowLocalFiles,
+        localFiles: flags.allowLocalFiles ? 'any' : 'none',
         timeoutMs: parseWholeNumber('--timeout', flags.timeout, 1),
         maxBytes: parseWholeNumber('--max-bytes', flags.maxBytes, 1),
       },

@@ -110,8 +110,12 @@ export async function runFeatures(flags: FeaturesFlags & ShardFlags, command?: C
       },
     });
     const loaded = Date.now();
-    // a TSV's relative image paths name files beside it
-    const baseDir = fs.existsSync(flags.in) && fs.statSync(flags.in).isFile() ? path.dirname(path.resolve(flags.in)) : undefined;
+    // a list's image paths name files beside it (or in the --images folder the user gave): the only local files read
+    const baseDir = flags.images
+      ? path.resolve(flags.images)
+      : fs.existsSync(flags.in) && fs.statSync(flags.in).isFile()
+        ? path.dirname(path.resolve(flags.in))
+        : undefined;
     const source = new ImageSource({ ...fetchFlags(flags), baseDir });
     // the shard contract (docs/scale.md): shard i takes a contiguous slice of the source (sourceSlice); the
     // store takes appends from several processes (locked), so the merge only checks that every shard is done

@@ -34,13 +34,28 @@ export interface FilterFlags {
 }
 
 /** The image-fetching flags every command that downloads shares (see addFetchOptions). */
-export function fetchFlags(flags: { allowPrivate?: boolean; ignoreRobotsTag?: boolean; contact?: string }): Partial<ImageSourceOptions> {
-  return { allowPrivate: flags.allowPrivate ?? false, ignoreRobotsTag: flags.ignoreRobotsTag ?? false, ...(flags.contact ? { contact: flags.contact } : {}) };
+export function fetchFlags(flags: {
+  allowPrivate?: boolean;
+  ignoreRobotsTag?: boolean;
+  contact?: string;
+  allowLocalFiles?: boolean;
+}): Partial<ImageSourceOptions> {
+  return {
+    allowPrivate: flags.allowPrivate ?? false,
+    ignoreRobotsTag: flags.ignoreRobotsTag ?? false,
+    ...(flags.contact ? { contact: flags.contact } : {}),
+    ...(flags.allowLocalFiles ? { localFiles: 'any' as const } : {}),
+  };
 }
 
-/** Adds --allow-private, --ignore-robots-tag and --contact to a command that fetches images. */
+/** Adds --allow-private, --ignore-robots-tag, --contact and --allow-local-files to a command that fetches images. */
 export function addFetchOptions(command: Command): Command {
   return command
+    .option(
+      '--allow-local-files',
+      "read rows that name any local path or file:// URL (a list you wrote yourself); by default only relative paths inside the list's folder are read (download: none)",
+      false,
+    )
     .option('--allow-private', 'also fetch from loopback, private and link-local addresses (a local test server); refused by default', false)
     .option('--ignore-robots-tag', 'download images whose X-Robots-Tag says noai / noimageai / noindex / noimageindex (skipped by default)', false)
     .option('--contact <email-or-url>', 'added to the User-Agent so site owners can reach you');

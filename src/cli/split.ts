@@ -17,6 +17,7 @@ export interface SplitFlags {
   layout: string;
   maxMemberBytes?: string;
   json: boolean;
+  allowLocalFiles?: boolean;
 }
 
 /** Rejections named on stderr; all of them are in OUT/rejects.jsonl. */
@@ -38,6 +39,7 @@ export async function runSplit(flags: SplitFlags): Promise<void> {
     by: parseChoice<SplitKey>('--by', flags.by, SPLIT_KEYS),
     layout: parseChoice<TsvLayout | 'auto'>('--layout', flags.layout, ['auto', 'caption-url', 'url-caption']),
     maxMemberBytes: parseMaxMemberBytes(flags.maxMemberBytes),
+    localFiles: flags.allowLocalFiles ? 'any' : 'inside-list',
   });
   if (flags.json) {
     process.stdout.write(JSON.stringify(summary) + '\n');
@@ -68,5 +70,10 @@ export function registerSplitCommand(program: Command): Command {
     .option('--layout <layout>', 'TSV column order: auto, caption-url (CC3M) or url-caption (CC12M)', 'auto')
     .addOption(maxMemberBytesOption())
     .option('--json', 'print the summary as JSON', false)
+    .option(
+      '--allow-local-files',
+      "read rows that name any local path or file:// URL (a list you wrote yourself); by default only relative paths inside the TSV's folder",
+      false,
+    )
     .action(runSplit);
 }

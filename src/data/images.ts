@@ -59,11 +59,11 @@ export interface ImageSourceOptions {
   /** Folder that relative local paths are resolved against (the input list's folder); default: the working directory. */
   baseDir?: string;
   /**
-   * Read local paths and file:// URLs. Default true: the filter and features stages read the user's own image
-   * folders. `cckit download` sets it false (a URL list comes from the web, so a row naming /etc/… or
-   * file:///home/… must not copy that file into the dataset) unless `--allow-local-files` is given.
+   * Which local paths and file:// URLs a list's rows may name (`LocalFilePolicy`). Default 'inside-list': the
+   * filter, features and caption stages read image folders beside their list, never a row's /etc/…, ../… or
+   * file:///home/…. `cckit download` uses 'none' (a URL list comes from the web); `--allow-local-files` gives 'any'.
    */
-  allowLocalFiles: boolean;
+  localFiles: LocalFilePolicy;
   /** Bytes of recent successful fetches kept for repeated URLs (default 32 MiB; 0: none). */
   memoBytes: number;
   /** Recent results (successes and failures) remembered for repeated URLs (default 4096). */
@@ -78,7 +78,7 @@ export const DEFAULT_IMAGE_SOURCE: Readonly<ImageSourceOptions> = Object.freeze(
   maxRedirects: 5,
   allowPrivate: false,
   ignoreRobotsTag: false,
-  allowLocalFiles: true,
+  localFiles: 'inside-list',
   memoBytes: 32 * 1024 * 1024,
   memoEntries: 4096,
 });
@@ -95,6 +95,50 @@ const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 
 function failure(reason: string, detail?: string): FetchFailure {
   return detail === undefined ? { ok: false, reason } : { ok: false, reason, detail: detail.slice(0, 200) };
+}
+
+/**
+ * What a list row may name on the local disk:
+ * - 'none': nothing (a URL list from the web: `cckit download`);
+ * - 'inside-list': paths and file:// URLs that lie inside the list's folder (the default of filter, features, caption
+ *   and split): one that leaves it (an absolute path elsewhere, a `..`) is refused by its text alone, so a row cannot
+ *   learn which files exist outside; a symlink inside that leads out is refused when read;
+ * - 'any': any path (`--allow-local-files`: a list the user wrote).
+ */
+export type LocalFilePolicy = 'none' | 'inside-list' | 'any';
+
+const isInside = (file: string, folder: string): boolean => {
+  const relative = path.relative(folder, file);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+};
+
+/**
+ * The file a row's local path (or file:// URL, already turned into a path) names under `policy`, resolved against the
+ * list's folder; or why it may not be read. Decided from the text only: no file-system access.
+ */
+export function localFileTarget(name: string, baseDir: string, policy: LocalFilePolicy): { file: string } | { reason: string; detail: string } {
+  if (policy === 'none')
+    return { reason: 'download:local-file-refused', detail: `${name}: only http(s) URLs are fetched (--allow-local-files reads local paths)` };
+  const base = path.resolve(baseDir);
+  const file = path.resolve(base, name);
+  if (policy === 'inside-list' && !isInside(file, base))
+    return {
+      reason: 'download:local-file-outside-list',
+      detail: `${name}: a list's rows may name files inside its folder only (--allow-local-files reads any path)`,
+    };
+  return { file };
+}
+
+/** Under 'inside-list', why the real path of `file` (symlinks followed) leaves the real `baseDir`; undefined when it does not. */
+export function symlinkEscape(file: string, baseDir: string): { reason: string; detail: string } | undefined {
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return undefined; // missing inside the list's folder: the read says so
+  }
+  const base = fs.realpathSync(path.resolve(baseDir));
+  return isInside(real, base) ? undefined : { reason: 'download:local-file-outside-list', detail: `${file}: a link that leads out of the list's folder` };
 }
 
 /** Why a local read failed, as a funnel reason. */
@@ -215,14 +259,16 @@ export class ImageSource {
         return failure('download:bad-url', (err as Error).message);
       }
     } else if (scheme !== undefined) return failure('download:refused-scheme', `${scheme}: (http, https, file, world or a path)`);
-    if (!this.options.allowLocalFiles)
-      return failure('download:local-file-refused', `${url}: only http(s) URLs are fetched (--allow-local-files reads local paths)`);
-    const resolved = path.resolve(this.options.baseDir ?? process.cwd(), file);
-    return { key: `file://${resolved}`, file: resolved };
+    const target = localFileTarget(file, this.options.baseDir ?? process.cwd(), this.options.localFiles);
+    if ('reason' in target) return failure(target.reason, target.detail);
+    return { key: `file://${target.file}`, file: target.file };
   }
 
   private load(target: { http?: string; file?: string }): Promise<ImageFetch> {
-    if (target.file !== undefined) return readLocalFile(target.file, this.options.maxBytes);
+    if (target.file !== undefined) {
+      const escape = this.options.localFiles === 'inside-list' ? symlinkEscape(target.file, this.options.baseDir ?? process.cwd()) : undefined;
+      return escape ? Promise.resolve(failure(escape.reason, escape.detail)) : readLocalFile(target.file, this.options.maxBytes);
+    }
     return fetchHttp(target.http!, {
       timeoutMs: this.options.timeoutMs,
       maxBytes: this.options.maxBytes,

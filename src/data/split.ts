@@ -20,6 +20,8 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { fileURLToPath } from 'url';
+import { localFileTarget, symlinkEscape, type LocalFilePolicy } from './images';
 import { releaseTemporary, removeLeftTemporaries, temporaryPath } from '../util/atomic';
 import { acquireLock } from '../util/lock';
 import { buildCocoCaptions, type CaptionedImage } from './coco';
@@ -57,6 +59,8 @@ export interface SplitOptions {
   layout?: TsvLayout | 'auto';
   /** Largest shard member or local image read, in bytes (default: the shard reader's). */
   maxMemberBytes?: number;
+  /** Which local paths a TSV's rows may name (`LocalFilePolicy`, default 'inside-list': relative paths inside the TSV's folder). */
+  localFiles?: LocalFilePolicy;
 }
 
 /** A row or sample left out of the split, and why. */
@@ -281,8 +285,10 @@ async function writeSplitLocked(
             reject({ where: String(row.line), url: row.url, caption: row.caption, reason: 'image:not-in-shards: no readable sample with this URL' });
       } else {
         const base = path.dirname(path.resolve(tsv));
+        const policy = options.localFiles ?? 'inside-list';
         for (const row of rows) {
-          if (/^[a-z][a-z0-9+.-]*:\/\//i.test(row.url)) {
+          const fileUrl = /^file:\/\//i.test(row.url);
+          if (!fileUrl && /^[a-z][a-z0-9+.-]*:\/\//i.test(row.url)) {
             reject({
               where: String(row.line),
               url: row.url,
@@ -291,7 +297,22 @@ async function writeSplitLocked(
             });
             continue;
           }
-          const image = readLocalImage(path.resolve(base, row.url), cap);
+          // the TSV is untrusted: its rows name files inside its folder only (decided on the text, then on the real path)
+          let name = row.url;
+          if (fileUrl)
+            try {
+              name = fileURLToPath(row.url);
+            } catch {
+              reject({ where: String(row.line), url: row.url, caption: row.caption, reason: 'image:bad-url: not a file URL' });
+              continue;
+            }
+          const target = localFileTarget(name, base, policy);
+          const refused = 'reason' in target ? target : policy === 'inside-list' ? symlinkEscape(target.file, base) : undefined;
+          if (refused) {
+            reject({ where: String(row.line), url: row.url, caption: row.caption, reason: `image:outside-list: ${refused.detail}` });
+            continue;
+          }
+          const image = readLocalImage((target as { file: string }).file, cap);
           if (typeof image === 'string') reject({ where: String(row.line), url: row.url, caption: row.caption, reason: image });
           else accept(row.line, row.url, image, [row.caption], String(row.line));
         }

@@ -55,7 +55,7 @@ export interface DownloadOptions {
   shardsPerProcess?: number;
   /**
    * The safe fetcher's settings: timeoutMs (default 10 s), maxBytes, maxRedirects, allowPrivate, ignoreRobotsTag, contact;
-   * allowLocalFiles defaults to false here (rows naming local paths or file:// URLs fail as download:local-file-refused).
+   * localFiles defaults to 'none' here (rows naming local paths or file:// URLs fail as download:local-file-refused).
    */
   fetch?: Partial<Omit<ImageSourceOptions, 'resolve'>>;
   policy?: Partial<FetchPolicy>;
@@ -231,7 +231,7 @@ function settingsFrom(options: DownloadOptions): RunnerSettings {
     concurrency: positive('concurrency', options.concurrency ?? 64),
     perHost: positive('perHost', options.perHost ?? 16),
     // a download list comes from the web: local paths are read only when the caller says so
-    fetch: { baseDir: path.dirname(path.resolve(options.input)), ...options.fetch, allowLocalFiles: options.fetch?.allowLocalFiles ?? false },
+    fetch: { baseDir: path.dirname(path.resolve(options.input)), ...options.fetch, localFiles: options.fetch?.localFiles ?? 'none' },
     policy: { ...DEFAULT_POLICY, ...options.policy },
     resize,
     hashesFile: options.hashesFile,

@@ -57,6 +57,12 @@ const COMMON: Record<string, FieldSpec> = {
  * checks that this list and the commands agree). Engine flags (--engine, --redis, --slurm-*, …) are absent:
  * a job that carries one is refused, so a job cannot make a worker enqueue or submit further work.
  */
+/** A worker reads only the local files inside a list's folder (the default policy), never any path a row names. */
+const ANY_LOCAL_FILE: FieldSpec = {
+  kind: 'refused',
+  reason: "a worker does not read the local files a list's rows name outside the list's folder: they may lie anywhere, not only under --root",
+};
+
 export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, FieldSpec>>>> = {
   download: {
     '--in': PATH,
@@ -85,16 +91,14 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     '--max-shards': VALUE,
     '--max-caption-chars': VALUE,
     '--hashes': PATH,
-    '--allow-local-files': {
-      kind: 'refused',
-      reason: "a worker does not read the local files a list's rows name: they may lie anywhere, not only under --root",
-    },
+    '--allow-local-files': ANY_LOCAL_FILE,
     '--retry-failed': FLAG,
     '--no-progress': FLAG,
     '--json': FLAG,
     ...COMMON,
   },
   filter: {
+    '--allow-local-files': ANY_LOCAL_FILE,
     '--preset': VALUE,
     '--in': PATH,
     '--out': PATH,
@@ -111,6 +115,7 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     ...COMMON,
   },
   features: {
+    '--allow-local-files': ANY_LOCAL_FILE,
     '--in': { kind: 'source' },
     '--backbone': VALUE,
     '--out': { kind: 'path', fallback: '.cckit-cache' },
@@ -127,6 +132,7 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     ...COMMON,
   },
   caption: {
+    '--allow-local-files': ANY_LOCAL_FILE,
     '--ckpt': PATH,
     '--in': PATH,
     '--out': PATH,
