@@ -37,6 +37,7 @@ const RUN = 'application/vnd.cckit.run+json';
 
 interface NbOutput {
   output_type: string;
+  metadata?: Record<string, unknown>;
   name?: string;
   text?: string | string[];
   data?: Record<string, unknown>;
@@ -289,6 +290,12 @@ test('03-table3: Table 3 measured beside the paper, claims, curves, captions, si
     nb.tables.some((h) => h.includes('claims') && VERDICT_WORDS.test(h)),
     'the claims table',
   );
+  // the claims record cckit results reads (show.claims): in the output's metadata, every claim with its decided numbers
+  const records = nb.outputs.map((o) => o.metadata?.['cckit.claims'] as { table: string; claims: { id?: string; decided: { verdict: string } }[] } | undefined);
+  const record = records.find((r) => r?.table === 'cc12m/table3');
+  assert.ok(record, 'a claims record in the metadata of the claims table');
+  assert.equal(record.claims.length, 11);
+  assert.ok(record.claims.every((c) => c.id?.startsWith('cc12m.') && VERDICT_WORDS.test(c.decided.verdict)));
   const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: number[] }[] });
   assert.equal(
     figures.length,

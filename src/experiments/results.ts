@@ -17,6 +17,9 @@
 import { claimOver, DECISIONS, intervalText, rankClaim, toDecideText, type Claim, type Decided, type Decision, type Interval } from './claims';
 import { CLAIMS, MARGINS, type RegisteredClaim } from './claims-registry';
 
+/** The preset whose runs the registry's verdicts come from (the committed notebooks' default). */
+export const REGISTRY_PRESET = 'tiny';
+
 /** Where a notebook output keeps its claims record (display_data metadata; renderers ignore it). */
 export const CLAIMS_METADATA_KEY = 'cckit.claims';
 
@@ -123,7 +126,8 @@ type Found = Omit<ClaimResult, 'claim' | 'verdict'> & { verdict: Decision };
 function notebookFindings(name: string, notebook: NotebookJson): Map<string, Found> {
   const found = new Map<string, Found>();
   const records = notebook.cells.flatMap((c) => (c.outputs ?? []).map((o) => o.metadata?.[CLAIMS_METADATA_KEY] as ClaimsRecord | undefined)).filter((r) => r);
-  for (const record of records as ClaimsRecord[])
+  // the registry's verdicts are the default preset's; other presets' records (notebook 10) are replicates shown there
+  for (const record of (records as ClaimsRecord[]).filter((r) => r.preset === REGISTRY_PRESET))
     for (const c of record.claims) {
       const entry = byText(c.claim);
       if (!entry || found.has(entry.id)) continue;

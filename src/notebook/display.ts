@@ -320,12 +320,16 @@ export const show = {
     publish(tableBundle(input, options));
   },
   /**
-   * A claims table (`claimRows`), with the claims' decided numbers as a record in the output's metadata: what
-   * `cckit results` reads to write docs/results.md (renderers ignore metadata, so the table shows as any other).
+   * A claims table (`claimRows`, or the table's own `rows`), with the claims' decided numbers as a record in the
+   * output's metadata: what `cckit results` reads to write docs/results.md (renderers ignore metadata, so the table
+   * shows as any other).
    */
-  claims(claims: readonly Claim[], options: TableOptions & { table: string; preset: string; seeds: readonly number[] }): void {
-    const { table, preset, seeds, ...tableOptions } = options;
-    publish(tableBundle(claimRows(claims), tableOptions), { metadata: { [CLAIMS_METADATA_KEY]: claimsRecord(table, preset, seeds, claims) } });
+  claims(
+    claims: readonly Claim[],
+    options: TableOptions & { table: string; preset: string; seeds: readonly number[]; rows?: Parameters<typeof toTable>[0] },
+  ): void {
+    const { table, preset, seeds, rows, ...tableOptions } = options;
+    publish(tableBundle(rows ?? claimRows(claims), tableOptions), { metadata: { [CLAIMS_METADATA_KEY]: claimsRecord(table, preset, seeds, claims) } });
   },
   /** A plotly figure, as `application/vnd.plotly.v1+json` (what JupyterLab renders). */
   plot(figure: PlotlyFigure): void {
