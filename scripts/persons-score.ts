@@ -8,7 +8,8 @@
  * `--in-sample` (the default) scores only the 70% of lines developed on; `--held-out` the 30% held out by hash of the
  * text (read them once, at the end of a change); `--all` both and every line. `--errors` lists the missed and wrong
  * names and the touched places of the lines scored. `--fixture web-blind` scores test/fixtures/persons-web-blind.tsv,
- * 200 sentences written after the web cues by an annotator who never ran the detector: a blind test of a change.
+ * 200 sentences written after the web cues by an annotator who never ran the detector: a blind test of a change
+ * (since used for development); `--fixture web-blind2` the second such set, the blind test of the second round.
  */
 import { FIXTURES, formatScores, heldOut, readFixture, score } from '../test/persons-fixture';
 
@@ -20,21 +21,22 @@ function main(argv: readonly string[]): void {
     ['real', FIXTURES.real, 3],
     ['web', FIXTURES.web, 4],
     ['web-blind', FIXTURES.blind, 4],
+    ['web-blind2', FIXTURES.blind2, 4],
   ] as const) {
     if (only !== undefined && only !== name) continue;
-    // the blind set is all test: its every line is scored, and only with --fixture web-blind
-    if (name === 'web-blind' && only !== name) continue;
+    // a blind set is all test: its every line is scored, and only when asked for by name
+    const blind = name.startsWith('web-blind');
+    if (blind && only !== name) continue;
     const rows = readFixture(file, columns);
-    const parts: Array<[string, typeof rows]> =
-      name === 'web-blind'
-        ? [['all', rows]]
-        : part === 'all'
-          ? [
-              ['in-sample', rows.filter((r) => !heldOut(r.text))],
-              ['held-out', rows.filter((r) => heldOut(r.text))],
-              ['all', rows],
-            ]
-          : [[part, rows.filter((r) => heldOut(r.text) === (part === 'held-out'))]];
+    const parts: Array<[string, typeof rows]> = blind
+      ? [['all', rows]]
+      : part === 'all'
+        ? [
+            ['in-sample', rows.filter((r) => !heldOut(r.text))],
+            ['held-out', rows.filter((r) => heldOut(r.text))],
+            ['all', rows],
+          ]
+        : [[part, rows.filter((r) => heldOut(r.text) === (part === 'held-out'))]];
     for (const [label, selected] of parts) {
       const s = score(selected);
       console.log(`persons-${name}.tsv ${label}: ${formatScores(s)}`);

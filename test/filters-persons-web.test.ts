@@ -92,3 +92,22 @@ test('findPersons: coordination, possessives, objects; "the" and possessive plac
   assert.deepEqual(names('Visitors admire the dresses at the Victoria and Albert Museum.'), []);
   assert.deepEqual(names('Visitors explore Machu Picchu.'), []);
 });
+
+test('findPersons: particle pairs, occupations WordNet knows, accented and particle given names, ages, "at the …"', () => {
+  // a sequence of particles inside a name
+  assert.deepEqual(names('Joost van der Heijden repairs an old wooden boat.'), ['Joost van der Heijden']);
+  assert.deepEqual(names('Maria de la Cruz sings on stage.'), ['Maria de la Cruz']);
+  // a lower-case noun for a kind of person before the name (WordNet: its senses are mostly people's)
+  assert.deepEqual(names('fisherman Quillon Ashgrove mends his nets at dawn'), ['Quillon Ashgrove']);
+  assert.deepEqual(names('a fan Quillon Ashgrove'), []);
+  // a sentence-initial name before "at the …" or "during …", no verb, when WordNet knows none of its words
+  assert.deepEqual(names('Quillon Ashgrove-Verancourt at the finish of the race'), ['Quillon Ashgrove-Verancourt']);
+  assert.deepEqual(names('Machu Picchu at the sunset'), []);
+  // an age between commas after a subject
+  assert.deepEqual(names('Al Breck, 82, still rows across the loch every morning'), ['Al Breck']);
+  // an accented given name whose folded form is a function word; a capitalised particle opening a subject
+  assert.deepEqual(names('Pham Thi Mai and Lê Quang Huy at their restaurant in Hanoi'), ['Pham Thi Mai', 'Lê Quang Huy']);
+  assert.deepEqual(names('children listen as Della Baker reads aloud'), ['Della Baker']);
+  // a peak is a place
+  assert.deepEqual(names('Hong Kong skyline at night from Victoria Peak'), []);
+});

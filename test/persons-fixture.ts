@@ -28,6 +28,8 @@ export const FIXTURES = {
   web: path.join(__dirname, 'fixtures', 'persons-web.tsv'),
   /** Written by an annotator who never saw the detector, after the web cues were done; scored once, never tuned on. */
   blind: path.join(__dirname, 'fixtures', 'persons-web-blind.tsv'),
+  /** The second such set, written while the second round of cues was developed on the first; scored once, never tuned on. */
+  blind2: path.join(__dirname, 'fixtures', 'persons-web-blind2.tsv'),
 } as const;
 
 const wordChar = /[\p{L}\p{N}]/u;

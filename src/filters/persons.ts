@@ -10,7 +10,7 @@
  *    weak evidence for a name; multi-word instances that are places, buildings or organisations
  *    ("Los Angeles", "Eiffel Tower") are not persons,
  *  - context cues: an occupation or title before the name ("actor Harrison Ford", "President …",
- *    "Architetto …"), "by" / "featuring" / "belonging to" before it, place designators after it
+ *    "Architetto …"; a lower-case noun WordNet knows mostly as a kind of person: "fisherman …"), "by" / "featuring" / "belonging to" before it, place designators after it
  *    ("Main Street", "Mexico City") and the heads of things named after people ("M-3 Bradley
  *    Fighting Vehicle", "Saxony Coat of Arms"),
  *  - initials and suffixes ("Jon A. Cruz", "A.C. Fox-Davies", "Jose Fco. Hevia", "Martin Luther

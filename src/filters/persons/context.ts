@@ -176,6 +176,11 @@ export function sentenceEvidence(tokens: readonly Token[], i: number, a: number,
     for (let k = b + 1; k < b + 5 && k < tokens.length && lowerJoined(tokens[k]); k++) if (ROLE_WORDS.has(tokens[k]!.key)) return true;
   }
   if (subjectPosition(tokens, i) && verbAt(tokens, b, false)) return true;
+  // "Al Breck, 82, still rows …": an age between commas after a subject, then a lower-case word
+  if (subjectPosition(tokens, i) && ageApposition(tokens, b)) return true;
+  // "Quentin Beaulieu-Marchand at the finish of …": a caption's subject before "at the" or "during", no verb, when no
+  // word of the run is one WordNet knows (as an ordinary word or a place)
+  if (a === i && tokens[a]!.sentenceStart && eventAfter(tokens, b) && tokens.slice(a, b).every((t) => unknownWord(t))) return true;
   // "X Y and her daughter walk …"
   const and = tokens[b];
   if (subjectPosition(tokens, i) && and?.key === 'and' && lowerJoined(and) && OWNERS.has(tokens[b + 1]?.key ?? '') && verbAt(tokens, b + 3, true)) return true;
@@ -197,6 +202,29 @@ export function sentenceEvidence(tokens: readonly Token[], i: number, a: number,
   if (OBJECT_PREPOSITIONS.has(prev.key)) return true;
   // the object of a verb in running text ("hugs …", "congratulates …"), not of a place's ("visiting …")
   return !FUNCTION_WORDS.has(prev.key) && !PLACE_PREPOSITIONS.has(prev.key) && verbAt(tokens, a - 1, false) && !prev.key.endsWith('ing');
+}
+
+/** ", 82," after a run: an age in an apposition, then a lower-case word. */
+function ageApposition(tokens: readonly Token[], b: number): boolean {
+  const age = tokens[b];
+  const next = tokens[b + 1];
+  return (
+    age !== undefined && next !== undefined && /^\s*,\s*$/.test(age.gap) && /^[1-9]\d?$/.test(age.text) && /^\s*,\s*$/.test(next.gap) && !next.cap && !next.skip
+  );
+}
+
+/** "at the …" or "during …" right after the run. */
+function eventAfter(tokens: readonly Token[], b: number): boolean {
+  const t = tokens[b];
+  if (!lowerJoined(t)) return false;
+  if (t.key === 'during') return true;
+  const the = tokens[b + 1];
+  return t.key === 'at' && the !== undefined && the.key === 'the' && !the.cap && the.joined;
+}
+
+/** A capitalised word of three letters or more that WordNet knows neither as an ordinary word nor as a place. */
+function unknownWord(t: Token): boolean {
+  return t.cap && !t.initial && t.key.length >= 3 && !isOrdinaryWord(t.key) && !isPlaceOnly(t.key);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   verbAt,
 } from './context';
 import {
+  accentedName,
   cueBefore,
   famousAt,
   givenNameStart,
@@ -23,6 +24,7 @@ import {
   nameInitial,
   namesNoun,
   nonName,
+  particleOpensName,
   personPhraseAt,
   personPhraseEnd,
   plausibleName,
@@ -60,9 +62,12 @@ export function detectNormal(tokens: readonly Token[], given: boolean): Array<[n
         j++;
         continue;
       }
-      const next = tokens[j + 1];
+      // particles before a capitalised word: "Ludwig van Beethoven", "Joost van der Heijden", "Maria de la Cruz"
+      let p = j + 1;
+      while (p < j + 3 && tokens[p] !== undefined && PARTICLES.has(tokens[p]!.key) && !tokens[p]!.cap && tokens[p]!.joined) p++;
+      const next = tokens[p];
       if (PARTICLES.has(u.key) && next && next.joined && next.cap) {
-        j += 2;
+        j = p + 1;
         continue;
       }
       break;
@@ -74,7 +79,7 @@ export function detectNormal(tokens: readonly Token[], given: boolean): Array<[n
       if (
         isRole(u.key) ||
         CUE_WORDS.has(u.key) ||
-        (FUNCTION_WORDS.has(u.key) && !nameInitial(tokens, a)) ||
+        (FUNCTION_WORDS.has(u.key) && !nameInitial(tokens, a) && !accentedName(u) && !(given && particleOpensName(tokens, a, j))) ||
         MONTHS_AND_DAYS.has(u.key) ||
         (given && a + 1 < j && isPluralRole(u.key))
       ) {
@@ -90,6 +95,7 @@ export function detectNormal(tokens: readonly Token[], given: boolean): Array<[n
         a === i &&
         u.sentenceStart &&
         isOrdinaryWord(u.key) &&
+        !accentedName(u) &&
         !(a + 1 < j && (keepsInitialWord(tokens, a, j, given) || (given && initialWordInSentence(tokens, a, j)))) &&
         !personPhraseAt(tokens, a, j)
       ) {

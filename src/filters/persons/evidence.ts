@@ -5,7 +5,8 @@
 import { wordnet } from '../../wordnet';
 import { isCommonGivenName, isCommonSurname, isGivenName } from './names';
 import { Token } from './tokens';
-import { entityKinds, hasNounSense, isOrdinaryWord, isPlaceOnly } from './wordnet-lookups';
+import { sentenceEvidence } from './context';
+import { entityKinds, hasNounSense, isOrdinaryWord, isPersonNoun, isPlaceOnly } from './wordnet-lookups';
 import {
   BRANDS,
   CUE_WORDS,
@@ -32,6 +33,24 @@ export function nameInitial(tokens: readonly Token[], k: number): boolean {
   return t !== undefined && (t.initial || t.abbrev) && t.dotted && next !== undefined && next.joined && next.cap && !next.skip;
 }
 
+/**
+ * "Lê Quang Huy": a capitalised word with accents whose folded form is a function word ("le") is not that word but
+ * a name part (the lists are of folded keys).
+ */
+export function accentedName(t: Token): boolean {
+  return t.cap && t.key.length >= 2 && FUNCTION_WORDS.has(t.key) && t.key !== t.text.slice(0, t.end - t.start).toLowerCase();
+}
+
+/**
+ * "children listen as Della Baker reads": a capitalised particle in mid-sentence opening a run that is a subject
+ * before a verb (or an object, a possessive: `sentenceEvidence`) is a given name or a surname's first part, even when
+ * the word after it is an English one.
+ */
+export function particleOpensName(tokens: readonly Token[], a: number, j: number): boolean {
+  const t = tokens[a]!;
+  return t.cap && !t.upper && !t.sentenceStart && PARTICLES.has(t.key) && a + 1 < j && sentenceEvidence(tokens, a, a, j);
+}
+
 /** A token that cannot be any part of a name. */
 export function nonName(t: Token): boolean {
   return t.skip || FUNCTION_WORDS.has(t.key) || MONTHS_AND_DAYS.has(t.key) || DESIGNATORS.has(t.key) || isRole(t.key) || CUE_WORDS.has(t.key);
@@ -48,6 +67,8 @@ export function cueBefore(tokens: readonly Token[], i: number): boolean {
   const prev = tokens[i - 1];
   if (prev === undefined) return false;
   if (CUE_WORDS.has(prev.key) || isRole(prev.key)) return true;
+  // "fisherman Sione Tuilagi": a lower-case singular noun for a kind of person that no role list holds
+  if (!prev.cap && !prev.skip && tokens[i]!.joined && tokens[i]!.cap && isPersonNoun(prev.key)) return true;
   const prev2 = tokens[i - 2];
   return prev.key === 'to' && prev2 !== undefined && (prev2.key === 'belonging' || prev2.key === 'belongs' || prev2.key === 'thanks');
 }
@@ -198,6 +219,8 @@ export function plausibleName(tokens: readonly Token[], i: number, j: number, gi
   // word nor as a place ("Real Madrid" is not a name).
   // A place-like first word followed by a non-place ("Tara Brooks", "Paris Hilton") still counts;
   // landmarks and teams after a place name end in a designator, rejected above.
+  // a capitalised particle in mid-sentence that the scan kept as a name part ("as Della Baker reads", "and Lê Quang Huy")
+  if (normalCase && !words[0]!.sentenceStart && FUNCTION_WORDS.has(words[0]!.key) && PARTICLES.has(words[0]!.key)) return true;
   return words.some((t, k) => !t.initial && t.key.length >= 3 && !isOrdinaryWord(t.key) && (!isPlaceOnly(t.key) || (k === 0 && !isPlaceOnly(last.key))));
 }
 

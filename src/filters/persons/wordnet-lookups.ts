@@ -117,3 +117,28 @@ export function hasNounSense(word: string): boolean {
   }
   return v;
 }
+
+const occupationMemo = new Map<string, boolean>();
+
+/**
+ * A singular noun naming a kind of person ("fisherman", "midwife", "blacksmith"): WordNet has it as a noun lemma, its
+ * commonest sense is a person's and so are at least half of its senses (hyponyms of person.n.01, by hypernym closure). "man"
+ * and "boy" count too; "fan" (a machine first), "star" or "pilot" do not.
+ */
+export function isPersonNoun(word: string): boolean {
+  const w = fold(word);
+  let v = occupationMemo.get(w);
+  if (v === undefined) {
+    v = false;
+    if (w.length >= 3 && !FUNCTION_WORDS.has(w) && /^[a-z]+$/.test(w)) {
+      const wn = wordnet();
+      const person = anchorIds().person;
+      const senses = wn.synsetsOfLemma(w, 'n').filter((id) => !wn.synset(id).pointers.some((p) => p.symbol === '@i'));
+      const isPerson = (id: string): boolean => id === person || ancestorsOf(id).has(person);
+      const people = senses.filter(isPerson).length;
+      v = senses.length > 0 && isPerson(senses[0]!) && 2 * people >= senses.length;
+    }
+    occupationMemo.set(w, v);
+  }
+  return v;
+}

@@ -66,7 +66,8 @@ export const NAME_SUFFIXES: ReadonlySet<string> = new Set(['jr', 'sr', 'jnr', 's
 export const DESIGNATORS: ReadonlySet<string> = new Set(
   `street st avenue ave road rd boulevard blvd lane drive square plaza place way highway bridge tower towers
   city town village county state province district island islands isle lake river sea ocean bay beach
-  coast harbour harbor port pier falls mountain mountains mount mt hill hills valley canyon desert forest
+  coast harbour harbor port pier falls mountain mountains mount mt hill hills peak peaks ridge glacier volcano valley canyon
+  gorge cove desert forest
   park parks garden gardens zoo airport station terminal stadium arena field center centre hall theatre
   theater cinema museum gallery palace castle cathedral church chapel temple mosque abbey monastery
   university college school academy institute hospital clinic hotel resort restaurant cafe bar pub club
