@@ -111,3 +111,10 @@ test('findPersons: particle pairs, occupations WordNet knows, accented and parti
   // a peak is a place
   assert.deepEqual(names('Hong Kong skyline at night from Victoria Peak'), []);
 });
+
+test('findPersons: a sentence-initial word for a kind of person is the role, not the name', () => {
+  assert.deepEqual(names('Farmer Quillon Ashgrove herds sheep across a hillside'), ['Quillon Ashgrove']);
+  assert.deepEqual(names('Hikers Quillon Ashgrove and Odalys Verancourt reach the summit'), ['Quillon Ashgrove', 'Odalys Verancourt']);
+  // a given name that is also a word stays the name's first word
+  assert.deepEqual(names('Grace Ashgrove feeds a baby giraffe'), ['Grace Ashgrove']);
+});

@@ -1,7 +1,7 @@
 /** The two scans over a caption's tokens: ordinarily cased text (capitalised runs) and noisy case (ALL CAPS, Title Case). */
 import { isCommonGivenName, isGivenName } from './names';
 import { Token } from './tokens';
-import { isOrdinaryWord, isPlaceOnly } from './wordnet-lookups';
+import { isOrdinaryWord, isPersonNoun, isPlaceOnly } from './wordnet-lookups';
 import {
   articleBefore,
   depictionBefore,
@@ -82,6 +82,19 @@ export function detectNormal(tokens: readonly Token[], given: boolean): Array<[n
         (FUNCTION_WORDS.has(u.key) && !nameInitial(tokens, a) && !accentedName(u) && !(given && particleOpensName(tokens, a, j))) ||
         MONTHS_AND_DAYS.has(u.key) ||
         (given && a + 1 < j && isPluralRole(u.key))
+      ) {
+        a++;
+        continue;
+      }
+      // "Zookeeper Tendai Moyo feeds …", "Hikers Rob Summers and …": a sentence-initial word for a kind of person
+      // (WordNet, as the cue before a lower-case run) is the name's role, not its first word
+      if (
+        given &&
+        a === i &&
+        u.sentenceStart &&
+        a + 2 < j &&
+        !isGivenName(u.key) &&
+        (isPersonNoun(u.key) || (u.key.endsWith('s') && isPersonNoun(u.key.slice(0, -1))))
       ) {
         a++;
         continue;
