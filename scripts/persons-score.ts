@@ -9,7 +9,8 @@
  * text (read them once, at the end of a change); `--all` both and every line. `--errors` lists the missed and wrong
  * names and the touched places of the lines scored. `--fixture web-blind` scores test/fixtures/persons-web-blind.tsv,
  * 200 sentences written after the web cues by an annotator who never ran the detector: a blind test of a change
- * (since used for development); `--fixture web-blind2` the second such set, the blind test of the second round.
+ * (since used for development); `--fixture web-blind2` the second such set (also used since), `--fixture web-blind3`
+ * the third, the blind test of the detector as it stands.
  */
 import { FIXTURES, formatScores, heldOut, readFixture, score } from '../test/persons-fixture';
 
@@ -22,6 +23,7 @@ function main(argv: readonly string[]): void {
     ['web', FIXTURES.web, 4],
     ['web-blind', FIXTURES.blind, 4],
     ['web-blind2', FIXTURES.blind2, 4],
+    ['web-blind3', FIXTURES.blind3, 4],
   ] as const) {
     if (only !== undefined && only !== name) continue;
     // a blind set is all test: its every line is scored, and only when asked for by name

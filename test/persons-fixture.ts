@@ -30,6 +30,8 @@ export const FIXTURES = {
   blind: path.join(__dirname, 'fixtures', 'persons-web-blind.tsv'),
   /** The second such set, written while the second round of cues was developed on the first; scored once, never tuned on. */
   blind2: path.join(__dirname, 'fixtures', 'persons-web-blind2.tsv'),
+  /** The third, written after the second round's fix; scored once, never tuned on. */
+  blind3: path.join(__dirname, 'fixtures', 'persons-web-blind3.tsv'),
 } as const;
 
 const wordChar = /[\p{L}\p{N}]/u;
