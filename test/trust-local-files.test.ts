@@ -35,9 +35,9 @@ async function layout(): Promise<{ list: string; secret: string }> {
 
 const ready = layout();
 
-test('filter, features and caption (ImageSource): relative paths inside the list folder only, unless --allow-local-files', async () => {
+test('filter, features and caption (ImageSource as the commands set it): files inside the list folder only, unless --allow-local-files', async () => {
   const { list, secret } = await ready;
-  const source = new ImageSource({ baseDir: list });
+  const source = new ImageSource({ baseDir: list, localFiles: 'inside-list' });
   const reason = async (url: string) => {
     const r = await source.fetch(url);
     return r.ok ? 'ok' : r.reason;

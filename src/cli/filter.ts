@@ -44,7 +44,8 @@ export function fetchFlags(flags: {
     allowPrivate: flags.allowPrivate ?? false,
     ignoreRobotsTag: flags.ignoreRobotsTag ?? false,
     ...(flags.contact ? { contact: flags.contact } : {}),
-    ...(flags.allowLocalFiles ? { localFiles: 'any' as const } : {}),
+    // a list's rows are untrusted: only files inside its folder, unless the user says the list is theirs
+    localFiles: flags.allowLocalFiles ? 'any' : 'inside-list',
   };
 }
 

@@ -59,9 +59,10 @@ export interface ImageSourceOptions {
   /** Folder that relative local paths are resolved against (the input list's folder); default: the working directory. */
   baseDir?: string;
   /**
-   * Which local paths and file:// URLs a list's rows may name (`LocalFilePolicy`). Default 'inside-list': the
-   * filter, features and caption stages read image folders beside their list, never a row's /etc/…, ../… or
-   * file:///home/…. `cckit download` uses 'none' (a URL list comes from the web); `--allow-local-files` gives 'any'.
+   * Which local paths and file:// URLs may be read (`LocalFilePolicy`). Default 'any': the library's callers name
+   * their own files (a notebook's `REAL` paths, a test's temporary folder). The commands that read a list set it:
+   * filter, features and caption 'inside-list' (`fetchFlags`: image folders beside their list, never a row's /etc/…,
+   * ../… or file:///home/…), `cckit download` 'none' (a URL list comes from the web); `--allow-local-files` gives 'any'.
    */
   localFiles: LocalFilePolicy;
   /** Bytes of recent successful fetches kept for repeated URLs (default 32 MiB; 0: none). */
@@ -78,7 +79,7 @@ export const DEFAULT_IMAGE_SOURCE: Readonly<ImageSourceOptions> = Object.freeze(
   maxRedirects: 5,
   allowPrivate: false,
   ignoreRobotsTag: false,
-  localFiles: 'inside-list',
+  localFiles: 'any',
   memoBytes: 32 * 1024 * 1024,
   memoEntries: 4096,
 });
@@ -100,10 +101,10 @@ function failure(reason: string, detail?: string): FetchFailure {
 /**
  * What a list row may name on the local disk:
  * - 'none': nothing (a URL list from the web: `cckit download`);
- * - 'inside-list': paths and file:// URLs that lie inside the list's folder (the default of filter, features, caption
- *   and split): one that leaves it (an absolute path elsewhere, a `..`) is refused by its text alone, so a row cannot
+ * - 'inside-list': paths and file:// URLs that lie inside the list's folder (what filter, features, caption and split
+ *   read from a list by default): one that leaves it (an absolute path elsewhere, a `..`) is refused by its text alone, so a row cannot
  *   learn which files exist outside; a symlink inside that leads out is refused when read;
- * - 'any': any path (`--allow-local-files`: a list the user wrote).
+ * - 'any': any path (`--allow-local-files`: a list the user wrote; and the library's own callers).
  */
 export type LocalFilePolicy = 'none' | 'inside-list' | 'any';
 
