@@ -15,7 +15,7 @@
  * measurement; a claim measured by two tables takes the first of its `measuredBy` that a notebook holds.
  */
 import { claimOver, DECISIONS, intervalText, rankClaim, toDecideText, type Claim, type Decided, type Decision, type Interval } from './claims';
-import { CLAIMS, MARGINS, type RegisteredClaim } from './claims-registry';
+import { CLAIMS, MARGINS, registeredClaim, type RegisteredClaim } from './claims-registry';
 
 /** The preset whose runs the registry's verdicts come from (the committed notebooks' default). */
 export const REGISTRY_PRESET = 'tiny';
@@ -129,7 +129,7 @@ function notebookFindings(name: string, notebook: NotebookJson): Map<string, Fou
   // the registry's verdicts are the default preset's; other presets' records (notebook 10) are replicates shown there
   for (const record of (records as ClaimsRecord[]).filter((r) => r.preset === REGISTRY_PRESET))
     for (const c of record.claims) {
-      const entry = byText(c.claim);
+      const entry = registeredClaim(c.claim);
       if (!entry || found.has(entry.id)) continue;
       found.set(entry.id, {
         verdict: c.decided.verdict,
@@ -143,7 +143,7 @@ function notebookFindings(name: string, notebook: NotebookJson): Map<string, Fou
   if (!tables) return found;
   for (const rows of htmlTables(notebook))
     for (const row of rows) {
-      const entry = row.claim ? byText(row.claim) : undefined;
+      const entry = row.claim ? registeredClaim(row.claim) : undefined;
       if (!entry || found.has(entry.id)) continue;
       const table = entry.measuredBy!.find((m) => tables.includes(m.table) && m.texts.includes(row.claim!))?.table;
       if (!table) continue;
@@ -170,12 +170,6 @@ function notebookFindings(name: string, notebook: NotebookJson): Map<string, Fou
       if ((DECISIONS as readonly string[]).includes(word)) found.set(entry.id, { verdict: word, source: { notebook: name, table, how: 'printed check' } });
     }
   return found;
-}
-
-let textIndex: Map<string, RegisteredClaim> | undefined;
-function byText(claim: string): RegisteredClaim | undefined {
-  textIndex ??= new Map(CLAIMS.flatMap((c) => (c.measuredBy ?? []).flatMap((m) => m.texts.map((t) => [t, c] as const))));
-  return textIndex.get(claim);
 }
 
 /** Every registry claim's result from the notebooks (name → parsed .ipynb JSON). */
