@@ -102,12 +102,12 @@ test('parquet: a row group whose pages hold fewer or more rows than it declares 
     for (const chunk of w.row_groups[0]!.columns) chunk.meta_data!.num_values = TRILLION;
   });
   const started = Date.now();
+  // the page headers are read on open, before any page is decoded
   await assert.rejects(readAll(over), (err: Error) => {
-    assert.equal(err.message, `${over}: row group 0 declares 1000000000000 rows, but column url holds fewer (2 of rows 0–9999)`);
+    assert.equal(err.message, `${over}: row group 0, column url: its pages hold 2 values, but the column declares 1000000000000`);
     return true;
   });
-  // all rows at once would make a trillion row objects before looking: read in batches, it fails on the first
-  await assert.rejects(readParquetFile(over), /row group 0 declares 1000000000000 rows/);
+  await assert.rejects(readParquetFile(over), /its pages hold 2 values, but the column declares 1000000000000/);
   assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
 
   const under = await lyingParquet(path.join(dir, 'group-under.parquet'), (w) => {
@@ -115,7 +115,10 @@ test('parquet: a row group whose pages hold fewer or more rows than it declares 
     w.row_groups[0]!.num_rows = 1n;
     for (const chunk of w.row_groups[0]!.columns) chunk.meta_data!.num_values = 1n;
   });
-  await assert.rejects(readAll(under), (err: Error) => err.message === `${under}: row group 0 declares 1 rows, but column url holds at least 2`);
+  await assert.rejects(
+    readAll(under),
+    (err: Error) => err.message === `${under}: row group 0, column url: the page at byte 4 brings its column's values to 2, but the column declares 1`,
+  );
 
   // the row group's count against its columns' value counts, checked on open
   const columns = await lyingParquet(path.join(dir, 'group-columns.parquet'), (w) => {
@@ -126,6 +129,99 @@ test('parquet: a row group whose pages hold fewer or more rows than it declares 
     ParquetFile.open(columns),
     (err: Error) => err.message === `${columns}: row group 0 declares 5 rows, but its column url declares 2 values`,
   );
+});
+
+/** `value` as the zigzag varint of a Thrift compact i32. */
+function compactInteger(value: number): Buffer {
+  const bytes: number[] = [];
+  let n = value * 2;
+  do {
+    const low = n % 128;
+    n = Math.floor(n / 128);
+    bytes.push(n > 0 ? low | 0x80 : low);
+  } while (n > 0);
+  return Buffer.from(bytes);
+}
+
+/**
+ * The two-row list of `lyingParquet` whose first data page (column url, a v2 page at byte 4) declares
+ * `values` values; the footer is shifted to match the longer header, and `declare` (optional) sets the
+ * counts the footer declares for the file, the row group and both columns.
+ */
+async function pageLie(file: string, values: number, declare?: bigint): Promise<string> {
+  const patched = compactInteger(values);
+  const grow = patched.length - 1;
+  await lyingParquet(file, (w) => {
+    const [url, caption] = w.row_groups[0]!.columns as unknown as { meta_data: Record<string, bigint>; file_offset: bigint }[];
+    url!.meta_data.total_compressed_size! += BigInt(grow);
+    caption!.meta_data.data_page_offset! += BigInt(grow);
+    caption!.file_offset += BigInt(grow);
+    if (declare !== undefined) {
+      w.num_rows = declare;
+      w.row_groups[0]!.num_rows = declare;
+      for (const chunk of w.row_groups[0]!.columns) chunk.meta_data!.num_values = declare;
+    }
+  });
+  const bytes = fs.readFileSync(file);
+  // the header: type, sizes, then field 8 (DataPageHeaderV2, 0x5c) whose field 1 (i32, 0x15) is num_values = 2
+  const at = bytes.indexOf(Buffer.from([0x5c, 0x15, 0x04]), 4);
+  assert.ok(at > 4 && at < 20, `no v2 data page header at byte 4 (found ${at})`);
+  fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, at + 2), patched, bytes.subarray(at + 3)]));
+  return file;
+}
+
+test('parquet: a page header that declares more values than its column is refused before it is decoded', async () => {
+  const dir = tempDir();
+  // under the page limit, more than the footer declares
+  const more = await pageLie(path.join(dir, 'page-more.parquet'), 3_000_000);
+  await assert.rejects(
+    ParquetFile.open(more),
+    (err: Error) => err.message === `${more}: row group 0, column url: the page at byte 4 brings its column's values to 3000000, but the column declares 2`,
+  );
+  // the issue's 30M and 1G: over the page limit whatever the footer says, even when every count in it agrees
+  for (const [name, values, declare] of [
+    ['page-30m.parquet', 30_000_000, undefined],
+    ['page-1g.parquet', 1_000_000_000, undefined],
+    ['page-30m-agreeing.parquet', 30_000_000, 30_000_000n],
+  ] as const) {
+    const file = await pageLie(path.join(dir, name), values, declare);
+    await assert.rejects(
+      readParquetFile(file),
+      (err: Error) => err.message === `${file}: row group 0, column url: the page at byte 4 declares ${values} values, over the 4194304-value page limit`,
+    );
+  }
+  // the limits are options: an honest two-row file under a one-value limit
+  const honest = await lyingParquet(path.join(dir, 'honest.parquet'), () => undefined);
+  assert.equal((await readParquetFile(honest)).length, 2);
+  await assert.rejects(ParquetFile.open(honest, { pageBytes: 1 << 20, pageValues: 1 }), /declares 2 values, over the 1-value page limit/);
+  await assert.rejects(ParquetFile.open(honest, { pageBytes: 16, pageValues: 10 }), /bytes uncompressed, over the 16-byte page limit/);
+  // a chunk the footer places past the end of the file
+  const outside = await lyingParquet(path.join(dir, 'outside.parquet'), (w) => {
+    (w.row_groups[0]!.columns[0]!.meta_data as unknown as Record<string, bigint>).total_compressed_size = 1_000_000n;
+  });
+  await assert.rejects(ParquetFile.open(outside), /row group 0, column url: its pages \(bytes 4–1000004\) lie outside the file's \d+ bytes/);
+});
+
+test('cckit download: a data page declaring 1G values fails in seconds in a 160 MB heap, naming the page', () => {
+  const dir = tempDir();
+  return (async () => {
+    const list = await pageLie(path.join(dir, 'page-1g.parquet'), 1_000_000_000);
+    const out = path.join(dir, 'out');
+    const started = Date.now();
+    // the header is refused before the page is decoded (the issue's 1G-value page exhausted the heap, rc 134)
+    const run = spawnSync(process.execPath, ['--max-old-space-size=160', CLI, 'download', '--in', list, '--out', out, '--no-progress'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
+    assert.equal(run.status, 1, `status ${run.status}, signal ${run.signal}: ${run.stderr}`);
+    assert.ok(
+      run.stderr.includes(`${list}: row group 0, column url: the page at byte 4 declares 1000000000 values, over the 4194304-value page limit`),
+      run.stderr,
+    );
+    assert.ok(Date.now() - started < 30_000);
+    assert.deepEqual(fs.existsSync(out) ? fs.readdirSync(out) : [], [], 'no lock and no shard left');
+  })();
 });
 
 test('parquet: honest files with several row groups and pages read whole across batch boundaries', async () => {

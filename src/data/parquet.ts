@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import { commitTemporary, discardTemporary, temporaryPath, writeSynced } from '../util/atomic';
 import { importEsm } from '../util/esm';
+import { checkPageHeaders, PARQUET_PAGE_LIMITS, type ColumnChunkSpan, type ParquetPageLimits } from './parquet-pages';
 
 export type ParquetColumnType = 'STRING' | 'INT32' | 'INT64' | 'DOUBLE' | 'BOOLEAN';
 
@@ -28,7 +29,14 @@ interface AsyncBuffer {
 interface ParquetMetadata {
   num_rows: bigint | number;
   schema: { name: string; repetition_type?: string }[];
-  row_groups: { num_rows: bigint | number; columns: { meta_data?: { path_in_schema: string[]; num_values: bigint | number } }[] }[];
+  row_groups: { num_rows: bigint | number; columns: { meta_data?: ColumnChunkMetadata }[] }[];
+}
+interface ColumnChunkMetadata {
+  path_in_schema: string[];
+  num_values: bigint | number;
+  total_compressed_size: bigint | number;
+  data_page_offset: bigint | number;
+  dictionary_page_offset?: bigint | number;
 }
 /** One decoded page of one leaf column: rows [rowStart, rowEnd) of the file (it may reach outside the rows asked for). */
 interface ParquetPage {
@@ -95,7 +103,11 @@ export class ParquetFile {
     readonly rowCount: number,
   ) {}
 
-  static async open(file: string): Promise<ParquetFile> {
+  /**
+   * Opens `file` and checks its footer's row counts and every page header against `limits` (see
+   * parquet-pages.ts) before any page is decoded.
+   */
+  static async open(file: string, limits: ParquetPageLimits = PARQUET_PAGE_LIMITS): Promise<ParquetFile> {
     const reader = await importEsm<ParquetReader>('hyparquet');
     if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
     let buffer: AsyncBuffer;
@@ -107,6 +119,7 @@ export class ParquetFile {
       throw new Error(`${file}: not a readable parquet file (${(err as Error).message})`);
     }
     const { groups, rows } = checkRowCounts(file, metadata);
+    await checkPageHeaders(file, buffer, columnChunkSpans(file, metadata), limits);
     return new ParquetFile(file, buffer, metadata, reader, groups, rows);
   }
 
@@ -226,6 +239,36 @@ function checkRowCounts(file: string, metadata: ParquetMetadata): { groups: RowG
   });
   if (start !== total) throw new Error(`${file}: the footer declares ${total} rows, but its ${groups.length} row groups declare ${start}`);
   return { groups: groups.filter((group) => group.end > group.start), rows: total };
+}
+
+/** Where each column chunk's pages lie, from the footer (offsets past 2^53 are refused). */
+function columnChunkSpans(file: string, metadata: ParquetMetadata): ColumnChunkSpan[] {
+  const spans: ColumnChunkSpan[] = [];
+  metadata.row_groups.forEach((group, rowGroup) => {
+    for (const chunk of group.columns) {
+      const meta = chunk.meta_data;
+      if (!meta) continue;
+      const leaf = meta.path_in_schema.join('.');
+      const offsets = [meta.data_page_offset, meta.dictionary_page_offset]
+        .filter((offset): offset is bigint | number => offset !== undefined && Number(offset) > 0)
+        .map((offset) => byteCount(file, offset, `row group ${rowGroup}, column ${leaf}: a page offset`));
+      spans.push({
+        rowGroup,
+        leaf,
+        start: offsets.length ? Math.min(...offsets) : 0,
+        length: byteCount(file, meta.total_compressed_size, `row group ${rowGroup}, column ${leaf}: its size`),
+        values: Number(meta.num_values),
+      });
+    }
+  });
+  return spans;
+}
+
+/** A footer byte count or offset as a number, refused when negative or past 2^53. */
+function byteCount(file: string, value: bigint | number, what: string): number {
+  const n = BigInt(value);
+  if (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${file}: ${what} is ${String(value)} bytes`);
+  return Number(n);
 }
 
 /** All rows of a small parquet file (a shard's metadata). */
