@@ -8,6 +8,7 @@ import { checkImageText, contentStems } from '../src/filters/image-text';
 import { normaliseUrl, overlap } from '../src/filters/overlap';
 import { loadTagsFile } from '../src/data/tags';
 import { runPipeline } from '../src/filters/pipeline';
+import { filterOutputState } from '../src/filters/outputs';
 import { keep, reject } from '../src/filters/types';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-pipeline-'));
@@ -147,4 +148,41 @@ test('bad input rows are rejected with a reason and the run goes on', async () =
     reasons.map((r: string) => r.split(' ')[0]),
     ['input:invalid-utf8', 'input:nul-byte', 'input:too-long', 'input:expected'],
   );
+});
+
+test('a filter folder is one unit: the done-marker vouches for every file by size and hash, and a restarted run removes it first', async () => {
+  const input = path.join(dir, 'unit.tsv');
+  fs.writeFileSync(input, Array.from({ length: 1200 }, (_, i) => `http://x/${i}.jpg\tcaption number ${i}${i % 3 === 0 ? ' x' : ''}`).join('\n') + '\n');
+  const out = path.join(dir, 'unit-out');
+  const stages = [{ name: 'odd', check: (p: { caption: string }) => (p.caption.endsWith(' x') ? reject('odd:x') : keep(p.caption)) }];
+  await runPipeline({ input, out, layout: 'url-caption', stages });
+  const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as { files: Record<string, { bytes: number; sha256: string }> };
+  assert.deepEqual(Object.keys(summary.files).sort(), ['audit.json', 'funnel.jsonl', 'kept.tsv', 'rejects.jsonl']);
+  for (const [name, record] of Object.entries(summary.files)) assert.equal(record.bytes, fs.statSync(path.join(out, name)).size, name);
+  assert.deepEqual(filterOutputState(out), { done: true });
+
+  // another run's kept.tsv beside this run's rejects (a kill between two commits): not done, and said why
+  const kept = fs.readFileSync(path.join(out, 'kept.tsv'));
+  fs.writeFileSync(path.join(out, 'kept.tsv'), kept.subarray(0, kept.length - 20));
+  const state = filterOutputState(out);
+  assert.equal(state.done, false);
+  assert.match(!state.done ? state.reason : '', /^kept\.tsv is not the file its run wrote \(\d+ bytes, summary\.json says \d+\): another run rewrote it$/);
+  fs.writeFileSync(path.join(out, 'kept.tsv'), kept);
+  assert.deepEqual(filterOutputState(out), { done: true });
+
+  // a run that dies part-way over a finished folder leaves it marked unfinished, not done with mixed files
+  await assert.rejects(
+    runPipeline({
+      input,
+      out,
+      layout: 'url-caption',
+      stages,
+      progress: () => {
+        throw new Error('killed');
+      },
+    }),
+    /killed/,
+  );
+  assert.equal(fs.existsSync(path.join(out, 'summary.json')), false);
+  assert.deepEqual(filterOutputState(out), { done: false, reason: 'no summary.json' });
 });

@@ -16,6 +16,7 @@ import { importEsm } from '../src/util/esm';
 import { PACKAGE_ROOT } from '../src/paths';
 import { sourceSlice } from '../src/vision/sources';
 import { runPipeline } from '../src/filters/pipeline';
+import { filterPool } from '../src/filters/run';
 import { keep } from '../src/filters/types';
 
 const CLI = path.join(PACKAGE_ROOT, 'bin', 'cckit.js');
@@ -565,4 +566,31 @@ test('stats and features: a truncated tar is reported and skipped (stats: with -
   const slice = await sourceSlice(dir, { onUnreadableShard: (s) => unreadable.push(s.source) });
   assert.equal((await collect(slice.refs)).length, 3);
   assert.deepEqual(unreadable, [damaged]);
+});
+
+test('filter --shard / --merge-shards over a folder with a truncated tar: the merge counts it as the one-process run does, and refuses a rewritten shard', async () => {
+  const { dir } = folderWithDamagedTar();
+  const common = { preset: 'cc12m' as const, input: dir, stages: ['text' as const], nsfw: false };
+  const whole = await filterPool({ ...common, out: path.join(tempDir(), 'whole') });
+  const out = path.join(tempDir(), 'sharded');
+  for (const index of [0, 1]) await filterPool({ ...common, out, shard: { index, count: 2 } });
+  const merged = await filterPool({ ...common, out, mergeShards: 2 });
+  assert.deepEqual([merged.input, merged.kept, merged.funnel.rejectedTotal], [whole.input, whole.kept, whole.funnel.rejectedTotal]);
+  assert.equal(merged.input, 4, 'three samples and the damaged shard');
+  const reasons = (file: string) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { reason: string }).reason);
+  assert.deepEqual(reasons(merged.files.rejects).sort(), reasons(whole.files.rejects).sort());
+  assert.ok(reasons(merged.files.rejects).includes('input:shard-unreadable'));
+  assert.equal(fs.readFileSync(merged.files.kept, 'utf8'), fs.readFileSync(whole.files.kept, 'utf8'));
+
+  // a shard's kept.tsv rewritten after its summary.json (another run's, or a kill between commits) is not merged
+  const shardKept = path.join(out, '.shards', '1-of-2', 'kept.tsv');
+  fs.appendFileSync(shardKept, 'http://x/other.jpg\tanother run\n');
+  await assert.rejects(filterPool({ ...common, out, mergeShards: 2 }), (err: Error) =>
+    err.message.startsWith(`merge: ${path.join(out, '.shards', '1-of-2')} is not one finished filter run: kept.tsv is not the file its run wrote`),
+  );
 });

@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { filterPool } from '../filters/run';
+import { filterOutputState } from '../filters/outputs';
 import { overlap } from '../filters/overlap';
 import { readEvalImages, readExamples } from '../train/data';
 import { buildWorld, type BuildManifest } from '../data/build-world';
@@ -58,7 +59,7 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
     both.map(async (preset) => {
       const out = path.join(root, 'filtered', `${preset}${recipe.filters.nsfw ? '' : '-no-nsfw'}`);
       pools[preset] = path.join(out, 'kept.tsv');
-      if (fs.existsSync(path.join(out, 'summary.json'))) return;
+      if (filterOutputState(out).done) return;
       say(`filtering the web pool with the ${preset} pipeline${recipe.filters.nsfw ? '' : ' (pornography detector off)'}`);
       await filterPool({
         preset,

@@ -18,6 +18,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { detectTsvLayout, readTsv, TsvLayout, TsvWriter, isReject } from '../data/tsv';
 import { commitTemporary, discardTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
+import { finishFilterOutput, startFilterOutput } from './outputs';
 import { SampleError, ShardSample, countSamples, decodeSample, readSampleRange, type UnreadableShard } from '../data/webdataset';
 import { Progress, silentProgress } from '../util/progress';
 import { Funnel } from './funnel';
@@ -257,7 +258,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const datasetStages = deferred ? [] : (options.datasetStages ?? []);
   const pooledNames = options.pooled?.names ?? [];
   const funnel = new Funnel([READ_STAGE, ...pooledNames, ...options.stages.map((s) => s.name), ...datasetStages.map((s) => s.name)]);
-  fs.mkdirSync(options.out, { recursive: true });
+  startFilterOutput(options.out);
   const files = {
     kept: path.join(options.out, 'kept.tsv'),
     rejects: path.join(options.out, 'rejects.jsonl'),
@@ -419,7 +420,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const audit = kept ? await writeAudit(files.kept, layout, files.audit) : undefined;
   const imageSizesJudged = sumSizesJudged(options.stages);
   const seconds = (Date.now() - started) / 1000;
-  // summary.json is the stage's done-marker: written last, atomically.
+  const written = ['rejects.jsonl', 'funnel.jsonl', ...(deferred ? ['survivors.jsonl'] : ['kept.tsv']), ...(audit ? ['audit.json'] : [])];
+  // summary.json is the stage's done-marker: written last, atomically, naming the files it vouches for (outputs.ts).
   writeFileAtomic(
     files.summary,
     JSON.stringify(
@@ -431,6 +433,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         rejected: funnel.rejectedTotal,
         ...(imageSizesJudged ? { imageSizesJudged } : {}),
         seconds,
+        files: finishFilterOutput(options.out, written),
       },
       null,
       2,

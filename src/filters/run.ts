@@ -21,6 +21,7 @@ import { ReferenceVocabulary } from './reference-vocabulary';
 import type { ConceptCatalog } from '../wordnet/catalog';
 import type { HypernymRule } from './hypernyms';
 import { writeFileAtomic } from '../util/atomic';
+import { startFilterOutput } from './outputs';
 
 export type PresetName = keyof typeof PRESETS;
 
@@ -141,9 +142,10 @@ export async function filterPool(options: FilterPoolOptions): Promise<FilterPool
         }
       : null;
   const out = options.shard ? shardFolder(options.out, options.shard) : options.out;
-  if (used) {
-    // before the pipeline, whose summary.json (the done-marker) comes last
-    fs.mkdirSync(out, { recursive: true });
+  // no done-marker while this run writes (outputs.ts); the pipeline's summary.json comes last
+  startFilterOutput(out);
+  if (!used) fs.rmSync(path.join(out, 'vocabulary.json'), { force: true });
+  else {
     writeFileAtomic(path.join(out, 'vocabulary.json'), JSON.stringify({ ...used, vocabularyPairs }, null, 2) + '\n');
   }
   try {

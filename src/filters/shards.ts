@@ -11,6 +11,7 @@ import * as path from 'path';
 import { TsvLayout, TsvWriter } from '../data/tsv';
 import { commitTemporary, temporaryPath, writeFileAtomic } from '../util/atomic';
 import { missingShards, shardFolder, type ShardSpec } from '../util/shard';
+import { filterOutputState, finishFilterOutput, startFilterOutput } from './outputs';
 import { Funnel } from './funnel';
 import { applyDatasetStages, readSurvivors, rejectLine, writeAudit, type DatasetStage, type PipelineResult, type RejectRecord } from './pipeline';
 import type { SizeSource } from './image';
@@ -32,6 +33,11 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
   if (missing.length > 0)
     throw new Error(`merge: ${missing.length} of ${count} filter shards are not done (${missing.slice(0, 10).join(', ')}) in ${out}/.shards`);
   const folders = Array.from({ length: count }, (_, index) => shardFolder(out, { index, count } satisfies ShardSpec));
+  for (const folder of folders) {
+    const state = filterOutputState(folder);
+    if (!state.done) throw new Error(`merge: ${folder} is not one finished filter run: ${state.reason}`);
+  }
+  startFilterOutput(out);
   const deferred = options.datasetStages.length > 0;
   for (const folder of folders) {
     const has = fs.existsSync(path.join(folder, deferred ? 'survivors.jsonl' : 'kept.tsv'));
@@ -93,6 +99,7 @@ export async function mergeFilterShards(options: MergeFilterOptions): Promise<Pi
         ...(imageSizesJudged ? { imageSizesJudged } : {}),
         seconds,
         shards: count,
+        files: finishFilterOutput(out, ['kept.tsv', 'rejects.jsonl', 'funnel.jsonl', 'audit.json']),
       },
       null,
       2,
