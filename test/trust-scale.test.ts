@@ -13,6 +13,7 @@ import { after, test } from 'node:test';
 import { Job, Queue } from 'bullmq';
 import { PACKAGE_ROOT } from '../src/paths';
 import { buildProgram } from '../src/cli/main';
+import { workerJobRecheck } from '../src/cli/scale';
 import {
   JobRefused,
   SHARD_QUEUE,
@@ -283,6 +284,42 @@ test('worker jobs: a stage the engine does not enqueue is refused', () => {
   refused({ argv: ['worker', '--redis', 'redis://elsewhere'] }, 'stage', /"worker" is not a stage/);
   refused({ argv: ['--backend', 'wasm', 'table3'] }, 'stage', /"table3"/);
   refused({ argv: ['--help'] }, '--help', /not a flag of cckit/);
+});
+
+test("worker jobs: the job's own process checks its paths again, so a symlink swapped after the worker's check is refused", () => {
+  const swap = path.join(root, 'swap');
+  // its own folder outside the root: `outside` must stay empty for the worker test below
+  const elsewhere = path.join(dir, 'outside-swap');
+  fs.mkdirSync(elsewhere);
+  fs.writeFileSync(path.join(elsewhere, 'list.tsv'), 'http://127.0.0.1:1/secret.jpg\tsecret\n');
+  fs.symlinkSync(path.join(root, 'data'), swap);
+  try {
+    const { argv } = check(shardJob('--in', 'swap/list.tsv', '--out', 'swapped-out'));
+    const env = { CCKIT_WORKER_ROOT: root, CCKIT_WORKER_QUEUE: 'shard' };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      assert.equal(workerJobRecheck(argv), undefined, 'the command line the worker built passes again');
+      assert.match(workerJobRecheck([...argv, '--allow-local-files']) ?? '', /--allow-local-files/);
+      fs.rmSync(swap);
+      fs.symlinkSync(elsewhere, swap);
+      assert.match(workerJobRecheck(argv) ?? '', /through a symlink: it resolves to .*outside-swap\/list\.tsv/);
+    } finally {
+      for (const key of Object.keys(env)) if (saved[key] === undefined) delete process.env[key];
+    }
+    // the whole job process, as the worker starts it: refused before it opens anything
+    const run = spawnSync(process.execPath, [path.join(PACKAGE_ROOT, 'bin', 'cckit.js'), ...argv], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /^cckit: refused in the job's own process \(paths checked again under the worker's --root\): --in: .*through a symlink/);
+    assert.equal(fs.existsSync(path.join(root, 'swapped-out')), false, 'nothing written');
+  } finally {
+    fs.rmSync(swap, { force: true });
+  }
 });
 
 test('worker jobs: a path outside the root is refused, by `..`, absolute, or through a symlink', () => {

@@ -19,7 +19,7 @@ import { runRetrieval } from './retrieval';
 import { runScore } from './score';
 import { DEFAULT_RARE_WORD_LIST, runStats } from './stats';
 import { runWorldBuild, runWorldCheck, runWorldServe } from './world';
-import { addShardOptions, registerScaleCommands } from './scale';
+import { addShardOptions, registerScaleCommands, workerJobRecheck } from './scale';
 import { maxMemberBytesOption } from './options';
 import { EXIT_WITH_PARENT } from '../scale/local';
 import { escapeControlCharacters } from '../util/untrusted-text';
@@ -239,6 +239,12 @@ function reportUnknownOptionsFirst(command: Command): void {
 /** Runs the CLI; errors go to stderr with a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
   exitWithParent();
+  const refused = workerJobRecheck(argv.slice(2));
+  if (refused !== undefined) {
+    process.stderr.write(`cckit: refused in the job's own process (paths checked again under the worker's --root): ${escapeControlCharacters(refused)}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -9,7 +9,9 @@ import {
   ENGINES,
   EngineName,
   ShardedJob,
+  JobRefused,
   arrayScript,
+  checkWorkerJob,
   enqueue,
   finishRound,
   finishScript,
@@ -168,13 +170,37 @@ function checkEngineInputs(inputs: Record<string, string | undefined>): void {
   }
 }
 
+/** Set by a worker for the job's own process, which checks its command line against the root again. */
+const WORKER_ROOT_ENV = 'CCKIT_WORKER_ROOT';
+const WORKER_QUEUE_ENV = 'CCKIT_WORKER_QUEUE';
+
+/**
+ * In a job's own process (a worker set CCKIT_WORKER_ROOT): the job's command line checked again, as the worker
+ * checked it, now that the process is about to open its paths: a symlink swapped in between the worker's check
+ * and this process's start is refused. Returns why it is refused, or undefined (also outside a worker).
+ */
+export function workerJobRecheck(args: readonly string[]): string | undefined {
+  const root = process.env[WORKER_ROOT_ENV];
+  if (root === undefined) return undefined;
+  const queue = process.env[WORKER_QUEUE_ENV];
+  try {
+    const { argv } = checkWorkerJob({ argv: [...args] }, { root, ...(queue === 'shard' || queue === 'merge' ? { queue } : {}) });
+    if (argv.length !== args.length || argv.some((arg, i) => arg !== args[i])) return 'the command line is not the one the worker checked';
+    return undefined;
+  } catch (err) {
+    if (err instanceof JobRefused) return err.message;
+    throw err;
+  }
+}
+
 /**
  * A job's command line runs in its own cckit process, tied to the worker: this process only holds the
  * job's lock (renewed on its event loop, which a CPU-bound stage would starve: features blocked it past
  * the lock and the job was taken over while it still ran), and a killed worker's child exits with it.
  */
-async function runJobInChild(argv: string[]): Promise<void> {
-  const code = await runCckit(argv, undefined, { exitWithParent: true });
+async function runJobInChild(argv: string[], root: string, queue: string): Promise<void> {
+  const env = { ...process.env, [WORKER_ROOT_ENV]: root, [WORKER_QUEUE_ENV]: queue };
+  const code = await runCckit(argv, undefined, { exitWithParent: true, env });
   if (code !== 0) throw new Error(`cckit ${argv.find((a) => !a.startsWith('-')) ?? ''} exited ${code}`);
 }
 
@@ -195,11 +221,12 @@ export function registerScaleCommands(program: Command): void {
       async (flags: { redis: string; root?: string; queuePrefix: string; concurrency: string; rateMax?: string; rateDuration: string; lockMs: string }) => {
         const root = path.resolve(flags.root ?? process.cwd());
         if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`--root: ${quoteInput(root)} is not a folder`);
+        const realRoot = fs.realpathSync(root);
         const workers = await startWorkers({
           redis: flags.redis,
           root,
           prefix: flags.queuePrefix,
-          run: runJobInChild,
+          run: (argv, queue) => runJobInChild(argv, realRoot, queue),
           concurrency: parseWholeNumber('--concurrency', flags.concurrency, 1),
           lockDurationMs: parseWholeNumber('--lock-ms', flags.lockMs, 1000),
           ...(flags.rateMax

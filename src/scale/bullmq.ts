@@ -162,7 +162,7 @@ export async function waitForFlow(
 
 export interface WorkerOptions extends RedisTarget {
   /** Runs one job's checked cckit command line (`cckit worker`: in a child process); rejects when the command failed. */
-  run: (argv: string[]) => Promise<void>;
+  run: (argv: string[], queue: 'shard' | 'merge') => Promise<void>;
   /**
    * The folder every path of a job must lie in (resolved, symlinks followed); a job naming a path outside,
    * or a stage or flag the engine does not enqueue, fails without retries (src/scale/worker-jobs.ts).
@@ -193,9 +193,9 @@ export async function startWorkers(options: WorkerOptions): Promise<{ close(): P
         queueName,
         async (job: Job<unknown>) => {
           let argv: string[];
+          const queue = queueName === MERGE_QUEUE ? 'merge' : 'shard';
           try {
-            const queue = queueName === SHARD_QUEUE ? 'shard' : queueName === MERGE_QUEUE ? 'merge' : undefined;
-            argv = checkWorkerJob(job.data, { root, ...(queue ? { queue } : {}) }).argv;
+            argv = checkWorkerJob(job.data, { root, queue }).argv;
           } catch (err) {
             if (!(err instanceof JobRefused)) throw err;
             options.onJob?.(job.name, 'refused', err.message);
@@ -204,7 +204,7 @@ export async function startWorkers(options: WorkerOptions): Promise<{ close(): P
           }
           options.onJob?.(job.name, 'started');
           try {
-            await options.run(argv);
+            await options.run(argv, queue);
             options.onJob?.(job.name, 'done');
           } catch (err) {
             options.onJob?.(job.name, 'failed', (err as Error).message);
