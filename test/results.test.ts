@@ -15,10 +15,13 @@ import {
   claimsRecord,
   collectResults,
   parsePrintedDifferences,
+  claimsProse,
   resultsJson,
   resultsMarkdown,
+  withGeneratedProse,
   type NotebookJson,
 } from '../src/experiments/results';
+import { readNotebooks } from '../src/cli/results';
 import { tableBundle } from '../src/notebook/display';
 import { claimRows } from '../src/experiments/claims';
 import { PACKAGE_ROOT } from '../src/paths';
@@ -26,6 +29,35 @@ import { PACKAGE_ROOT } from '../src/paths';
 test('docs/results.md regenerates identically from the committed notebooks (cckit results)', () => {
   const committed = fs.readFileSync(path.join(PACKAGE_ROOT, 'docs', 'results.md'), 'utf8');
   assert.equal(resultsMarkdown(resultsOf()), committed, 'docs/results.md is stale: run `node bin/cckit.js results`');
+});
+
+test("every notebook's result cells regenerate identically from its claims records (cckit results)", () => {
+  const notebooks = readNotebooks(path.join(PACKAGE_ROOT, 'notebooks'));
+  let cells = 0;
+  for (const [name, notebook] of notebooks) {
+    const { changed, notebook: next } = withGeneratedProse(notebook);
+    assert.equal(changed, false, `${name}: its result cells are stale: run \`node bin/cckit.js results\``);
+    cells += next.cells.filter((c) => (c.metadata?.cckit as { generated?: string } | undefined)?.generated === 'claims').length;
+  }
+  assert.ok(cells >= 1, 'at least one notebook carries generated result cells');
+});
+
+test('the result sentences: the tally, then each claim by verdict with its interval, unit and what would decide it', () => {
+  const claims = [
+    claimOver('CC12M beats CC3M (overall)', '95.0 vs 89.0', [5, 6, 7, 4, 5]),
+    claimOver('CC3M+CC12M beats CC12M', '90.2 vs 87.4', [3, -2, 1, -4, 2]),
+  ];
+  const prose = claimsProse(claimsRecord('cc12m/table3', 'tiny', [0, 1, 2, 3, 4], claims));
+  const lines = prose.split('\n');
+  assert.match(lines[0]!, /^\*\*Result\*\* \(cc12m\/table3, tiny preset, seeds 0–4; .*\): 2 claims over 5 seeds: 1 holds, 1 undecided\.$/);
+  assert.equal(lines[2], '- **holds**: CC12M beats CC3M (overall): +5.4 [+4.0, +6.8] CIDEr');
+  assert.match(lines[3]!, /^- \*\*undecided\*\*: CC3M\+CC12M beats CC12M: \+0\.0 \[−3\.\d, \+3\.\d\] CIDEr \(detects ≥ \d+\.\d; ~\d+ seeds\)$/);
+  // a notebook gets one generated cell after the cell that published the record, replaced (not added) when run again
+  const nb = notebookWith(claims, true);
+  const once = withGeneratedProse(nb);
+  assert.equal(once.changed, true);
+  assert.equal(once.notebook.cells.length, 2);
+  assert.equal(withGeneratedProse(once.notebook).changed, false);
 });
 
 test('printed per-seed differences read back: intervals, plain signs, a measured-as prefix, ranks, a missing seed', () => {

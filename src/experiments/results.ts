@@ -14,7 +14,7 @@
  * Notebook 10 (the small preset, one seed) is a replicate of Table 3 at another preset, not the registry's
  * measurement; a claim measured by two tables takes the first of its `measuredBy` that a notebook holds.
  */
-import { claimOver, DECISIONS, intervalText, rankClaim, toDecideText, type Claim, type Decided, type Decision, type Interval } from './claims';
+import { claimOver, claimsSummary, DECISIONS, intervalText, rankClaim, toDecideText, type Claim, type Decided, type Decision, type Interval } from './claims';
 import { CLAIMS, MARGINS, registeredClaim, type RegisteredClaim } from './claims-registry';
 
 /** The preset whose runs the registry's verdicts come from (the committed notebooks' default). */
@@ -52,9 +52,16 @@ export interface ClaimResult {
   differences?: number[];
 }
 
-/** What results read of a notebook: its cells' outputs. */
+/** What results read and write of a notebook: its cells (other fields are kept as they are). */
 export interface NotebookJson {
-  cells: { cell_type: string; outputs?: { output_type: string; data?: Record<string, unknown>; metadata?: Record<string, unknown> }[] }[];
+  cells: NotebookCell[];
+}
+export interface NotebookCell {
+  cell_type: string;
+  id?: string;
+  metadata?: Record<string, unknown>;
+  source?: string | string[];
+  outputs?: { output_type: string; data?: Record<string, unknown>; metadata?: Record<string, unknown> }[];
 }
 
 /** The tables each committed notebook measures at the default preset (for tables printed before claims records). */
@@ -290,4 +297,80 @@ export function resultsMarkdown(results: readonly ClaimResult[]): string {
     for (const r of notes) lines.push(`- \`${r.claim.id}\`: ${r.claim.note}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The notebooks' result sentences, generated
+
+/** A markdown cell `cckit results` writes: its metadata holds `{ cckit: { generated: 'claims' } }`. */
+export const GENERATED_CELL = { key: 'cckit', kind: 'claims' } as const;
+
+const isGenerated = (cell: NotebookCell): boolean =>
+  cell.cell_type === 'markdown' && (cell.metadata?.[GENERATED_CELL.key] as { generated?: string } | undefined)?.generated === GENERATED_CELL.kind;
+
+const recordsOf = (cell: NotebookCell): ClaimsRecord[] =>
+  (cell.outputs ?? []).map((o) => o.metadata?.[CLAIMS_METADATA_KEY] as ClaimsRecord | undefined).filter((r): r is ClaimsRecord => r !== undefined);
+
+/** "seed 0", "seeds 0–4", "seeds 0, 2, 5". */
+function seedsText(seeds: readonly number[]): string {
+  if (seeds.length === 1) return `seed ${seeds[0]}`;
+  const contiguous = seeds.every((s, i) => i === 0 || s === seeds[i - 1]! + 1);
+  return contiguous ? `seeds ${seeds[0]}–${seeds.at(-1)}` : `seeds ${seeds.join(', ')}`;
+}
+
+/**
+ * The result sentences of one claims record, every number and verdict word computed: the tally, then each claim by
+ * verdict with its mean and 95% interval in the claim's metric (the registry's), and for an undecided claim what
+ * would decide it.
+ */
+export function claimsProse(record: ClaimsRecord): string {
+  const lines = [
+    `**Result** (${record.table}, ${record.preset} preset, ${seedsText(record.seeds)}; written by \`cckit results\` from the claims record above, not by hand): ${claimsSummary(
+      record.claims.map((c) => c.decided.verdict),
+      record.seeds.length,
+    )}`,
+    '',
+  ];
+  for (const verdict of DECISIONS)
+    for (const c of record.claims.filter((x) => x.decided.verdict === verdict)) {
+      const metric = registeredClaim(c.claim)?.metric;
+      const digits = metric === 'Kendall τ' ? 2 : 1;
+      const numbers = Number.isFinite(c.decided.estimate) ? `: ${intervalText(c.decided, digits)}${metric ? ` ${metric}` : ''}` : '';
+      const why = verdict === 'holds' || verdict === 'contradicted' || verdict === 'no difference' ? '' : toDecideText(c.decided, digits);
+      lines.push(`- **${verdict}**: ${c.claim}${numbers}${why ? ` (${why})` : ''}`);
+    }
+  return lines.join('\n');
+}
+
+/** nbformat's source: lines, each but the last ending in a newline. */
+function sourceLines(text: string): string[] {
+  const lines = text.split('\n');
+  return lines.map((line, i) => (i < lines.length - 1 ? `${line}\n` : line)).filter((line) => line !== '');
+}
+
+/**
+ * The notebook with a generated result cell after each cell that published claims records (its sentences from
+ * `claimsProse`), replacing the generated cells it had; generated cells no record precedes any more are dropped.
+ * `changed` says whether anything differs.
+ */
+export function withGeneratedProse(notebook: NotebookJson): { notebook: NotebookJson; changed: boolean } {
+  const cells: NotebookCell[] = [];
+  let made = 0;
+  for (let i = 0; i < notebook.cells.length; i++) {
+    const cell = notebook.cells[i]!;
+    if (isGenerated(cell)) continue;
+    cells.push(cell);
+    const records = recordsOf(cell);
+    if (records.length === 0) continue;
+    made++;
+    const previous = notebook.cells[i + 1] && isGenerated(notebook.cells[i + 1]!) ? notebook.cells[i + 1]! : undefined;
+    cells.push({
+      cell_type: 'markdown',
+      id: previous?.id ?? `cckit-result-${made}`,
+      metadata: { [GENERATED_CELL.key]: { generated: GENERATED_CELL.kind } },
+      source: sourceLines(records.map(claimsProse).join('\n\n')),
+    });
+  }
+  const next = { ...notebook, cells };
+  return { notebook: next, changed: JSON.stringify(next) !== JSON.stringify(notebook) };
 }
