@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { datasetClaims, table1PaperExamples, table3SplitRows, table9Rows, table9TopConcepts, table2Rows } from '../src/experiments/cc3m/tables1-3';
+import {
+  datasetChecks,
+  datasetClaimList,
+  table1PaperExamples,
+  table3SplitRows,
+  table9Rows,
+  table9TopConcepts,
+  table2Rows,
+} from '../src/experiments/cc3m/tables1-3';
 import type { DatasetsResult } from '../src/experiments/cc3m-dataset';
 
 const split = (examples: number, mean: number, median: number) => ({ examples, uniqueTokens: 10 * examples, tokens: examples * mean, mean, std: 4, median });
@@ -58,14 +66,27 @@ test('Table 3 beside the paper, Table 9 per k with concept counts, the CC12M-mos
   assert.equal(table2Rows(measured()), undefined, 'no ground truth: no Table 2');
 });
 
-test('the dataset claims are computed from the measured pools', () => {
-  const claims = datasetClaims(measured());
-  const byText = new Map(claims.map((c) => [c.claim, c.verdict]));
-  assert.equal(byText.get("validation captions are as long as train's (Table 3)"), 'holds', '0.3 tokens apart, 2 standard errors 1.2');
-  assert.equal(byText.get('caption lengths are skewed right: median below mean (Table 3, train)'), 'holds');
-  assert.equal(byText.get('CC12M covers more out-of-domain concepts than CC3M, at every k (CC12M Table 9)'), 'holds');
-  const flipped = datasetClaims(
+test("the dataset claims are per-seed differences the claim's way, decided over seeds by the one rule", () => {
+  const checks = new Map(datasetChecks(measured()).map((c) => [c.claim, c.difference]));
+  assert.ok(Math.abs(checks.get("validation captions are as long as train's (Table 3)")! - -0.3) < 1e-9, 'val − train mean tokens');
+  assert.equal(checks.get('caption lengths are skewed right: median below mean (Table 3, train)'), 1.5);
+  assert.equal(checks.get('CC12M covers more out-of-domain concepts than CC3M, at every k (CC12M Table 9)'), 50, 'the smallest lead over k, in points');
+  const tie = datasetChecks(
     measured({ coverage: { ...measured().coverage!, share: { web: { 1: 1, 5: 1 }, cc3m: { 1: 1, 5: 0.5 }, cc12m: { 1: 1, 5: 0.5 } } } }),
   );
-  assert.equal(flipped.find((c) => c.claim.startsWith('CC12M covers more'))!.verdict, 'contradicted', 'a tie at every k is not "more"');
+  assert.equal(tie.find((c) => c.claim.startsWith('CC12M covers more'))!.difference, 0, 'a tie at every k is no lead');
+  // over five seeds: the skew holds; coverage tied on every seed is "no difference", which an "A > B" claim does not win
+  const seeds = [0, 1, 2, 3, 4].map((seed) => measured({ seed, splits: { ...measured().splits, train: split(400, 10.5 + seed / 10, 9) } }));
+  const claims = new Map(datasetClaimList(seeds).map((c) => [c.claim, c]));
+  const skew = claims.get('caption lengths are skewed right: median below mean (Table 3, train)')!;
+  assert.equal(skew.verdict, 'holds');
+  [1.5, 1.6, 1.7, 1.8, 1.9].forEach((x, i) => assert.ok(Math.abs(skew.differences[i]! - x) < 1e-9, `seed ${i}: ${skew.differences[i]}`));
+  const tied = new Map(
+    datasetClaimList(
+      seeds.map((s) => ({ ...s, coverage: { ...s.coverage!, share: { web: { 1: 1, 5: 1 }, cc3m: { 1: 1, 5: 1 }, cc12m: { 1: 1, 5: 1 } } } })),
+    ).map((c) => [c.claim, c]),
+  );
+  const coverage = tied.get('CC12M covers more out-of-domain concepts than CC3M, at every k (CC12M Table 9)')!;
+  assert.equal(coverage.verdict, 'no difference');
+  assert.equal(coverage.decided.supports, false);
 });

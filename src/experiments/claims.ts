@@ -51,7 +51,7 @@ export interface Decided {
  * - **holds**: the interval lies above 0;
  * - **contradicted**: it lies below 0;
  * - **no difference**: it lies inside ± `margin` (stated per metric before the runs): A and B are alike, which is
- *   the claim holding for an "A ≥ B" claim and not for "A > B";
+ *   the claim holding for an "A ≥ B" claim and not for "A > B" (a margin of 0 admits only [0, 0]: a tie on every seed);
  * - **undecided**: otherwise, with the smallest effect the design detects and about how many seeds would decide it;
  * - **not testable** (`notTestable`: what is compared is too degenerate to compare) and **not measured** (a number
  *   is missing, or one seed without per-image scores: nothing shows its noise).
@@ -72,7 +72,8 @@ export function decide(seeds: readonly SeedEvidence[], options: { margin: number
   const numbers = { estimate, low, high, ...base, method };
   if (low > 0) return { verdict: 'holds', ...numbers, supports: true };
   if (high < 0) return { verdict: 'contradicted', ...numbers, supports: false };
-  if (margin > 0 && low >= -margin && high <= margin) return { verdict: 'no difference', ...numbers, supports: options.atLeast === true };
+  // with margin 0 only an exact tie on every seed is inside it (a count the claim wants at 0, and at 0 on every seed)
+  if (low >= -margin && high <= margin) return { verdict: 'no difference', ...numbers, supports: options.atLeast === true };
   // what separates the estimate from a decision: 0 (holds / contradicted), or what is left of the margin (no difference)
   const room = Math.max(Math.abs(estimate), margin - Math.abs(estimate));
   const halfWidth = (high - low) / 2;

@@ -6,7 +6,7 @@
  */
 import { claimRows, claimsFigure, type Claim } from './claims';
 import { measureDatasets, type DatasetsResult } from './cc3m-dataset';
-import { datasetClaims, table1WorldExamples, table2Rows, table3SplitRows, table9Rows, transformCountRows } from './cc3m/tables1-3';
+import { datasetClaimList, table1WorldExamples, table2Rows, table3SplitRows, table9Rows, transformCountRows } from './cc3m/tables1-3';
 import { runCc3mCaptioners, type CaptionerResult } from './cc3m/tables4-7';
 import { CAPTIONER_TABLES } from './cc3m/tables4-7-grid';
 import { captionerClaimList, captionerClaims, captionerFigure, captionerJudgeRows, captionerTableRows } from './cc3m/tables4-7-report';
@@ -241,7 +241,7 @@ const cc3mTables1to3: TableDefinition<DatasetsResult> = {
     table3: overSeedsRows(perSeed, table3SplitRows, (r) => r.seed),
     table9: overSeedsRows(perSeed, table9Rows, (r) => r.seed),
   }),
-  claimTable: (perSeed) => overSeedsRows(perSeed, datasetClaims, (r) => r.seed) ?? [],
+  claimList: datasetClaimList,
   // the pools' rows and traces are the data itself: the tables summarise them
   json: (r) => ({
     preset: r.preset,

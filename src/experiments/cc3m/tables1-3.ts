@@ -4,6 +4,7 @@
  * training. Notebook 02 shows them; each function is one table, figure or the claims.
  */
 import { paperNumbers } from '../../report/paper';
+import { claimOver, type Claim } from '../claims';
 import { CALIBRATION } from '../../world/calibration';
 import { examplesPerTransform, namesLeft, SPLITS, traceCc3mTransform, transformCounts, TRANSFORMS, type DatasetsResult } from '../cc3m-dataset';
 
@@ -225,33 +226,43 @@ export function table9TopConcepts(m: DatasetsResult, top = 8): Row[] | undefined
     .map((c) => ({ concept: c, 'raw web captions': C.mentions.web![c]!, 'CC3M captions': C.mentions.cc3m![c]!, 'CC12M captions': C.mentions.cc12m![c]! }));
 }
 
+/** One of the papers' dataset checks on one seed's pools: the measured figure and its difference, > 0 the claim's way. */
+export interface DatasetCheck {
+  claim: string;
+  paper: string;
+  here: string;
+  /** In the registry metric's unit (share % points, tokens, count), > 0 the claim's way. */
+  difference: number;
+}
+
 /**
- * The papers' dataset claims, each checked once on these pools: claim, the paper's figure, the measured one, verdict.
- * A check on one world's pools ("holds" or "contradicted" by the count itself), not yet decided over seeds by `decide`.
+ * The papers' dataset claims measured on one seed's pools, each as a difference the claim's way; `datasetClaimList`
+ * decides them over seeds by the one rule (`claimOver`), with the registry's margins and directions.
  */
-export function datasetClaims(m: DatasetsResult): { claim: string; paper: string; here: string; verdict: 'holds' | 'contradicted' }[] {
-  const verdict = (ok: boolean) => (ok ? ('holds' as const) : ('contradicted' as const));
-  const claims: ReturnType<typeof datasetClaims> = [];
+export function datasetChecks(m: DatasetsResult): DatasetCheck[] {
+  const checks: DatasetCheck[] = [];
   const paper = cc3mPaper();
   const good = paper.dataset_human_eval_good;
   const cc12mPrecision = paperNumbers().cc12m.table1_stats.cc12m.precision as number;
   if ((m.traces ?? []).length > 0) {
     const persons = personCheck(m);
-    claims.push({
+    // "A ≥ B" with A the 0 names the paper's pipeline keeps and B the names kept here
+    checks.push({
       claim: 'CC3M captions keep no person name (Table 1)',
       paper: 'names → hypernyms ("actor")',
       here: `${persons.left} of ${persons.named} alt-texts with names (world truth) keep one`,
-      verdict: verdict(persons.left === 0),
+      difference: -persons.left,
     });
     const target = CALIBRATION.find((t) => t.id === 'person-share')!;
     const [min, max] = [target.accept.min as number, target.accept.max as number];
     const cc12m = m.rows.cc12m ?? [];
     const share = cc12m.filter((r) => r.caption.includes('<PERSON>')).length / Math.max(1, cc12m.length);
-    claims.push({
+    // inside the range the world check accepts for "about a quarter": the distance to its nearer edge, outside negative
+    checks.push({
       claim: 'about a quarter of CC12M captions carry <PERSON>',
       paper: `about ${100 * (target.paper.cc12m as number)}% (CC12M §3.1)`,
-      here: `${pct(share)}% (world check accepts ${100 * min}–${100 * max}%)`,
-      verdict: verdict(share >= min && share <= max),
+      here: `${pct(share)}% (world check accepts ${100 * min}–${100 * max}%; the difference is the distance inside that range)`,
+      difference: 100 * Math.min(share - min, max - share),
     });
   }
   const Q = m.quality;
@@ -262,49 +273,60 @@ export function datasetClaims(m: DatasetsResult): { claim: string; paper: string
       ['describesImageRate', 'world label describesImage'],
     ] as const;
     for (const [key, name] of readings)
-      claims.push({
+      checks.push({
         claim: `CC3M pairs are GOOD more often than CC12M pairs (${name})`,
         paper: `${pct(good['3'])} (3 of 3) / ${pct(good['2+'])} (2+) vs ${pct(cc12mPrecision)}`,
         here: `${pct(Q.cc3m![key])} vs ${pct(Q.cc12m![key])}`,
-        verdict: verdict(Q.cc3m![key] > Q.cc12m![key]),
+        difference: 100 * (Q.cc3m![key] - Q.cc12m![key]),
       });
     for (const [key, name] of readings.slice(0, 2))
-      claims.push({
+      checks.push({
         claim: `the CC3M pipeline raises quality over the raw web (${name})`,
         paper: "no raw-web figure (the filters' stated aim)",
         here: `${pct(Q.cc3m![key])} vs ${pct(Q.web![key])}`,
-        verdict: verdict(Q.cc3m![key] > Q.web![key]),
+        difference: 100 * (Q.cc3m![key] - Q.web![key]),
       });
   }
-  // Table 3: held-out splits with train's length distribution (means within two standard errors of the difference)
+  // Table 3: held-out captions at least as long as train's (the registry's tokens margin decides "as long")
   const S = m.splits;
   const paperSplits = paper.table_dataset_splits;
-  for (const split of ['validation', 'test'] as const) {
-    const a = S.train;
-    const b = S[split];
-    const se = Math.sqrt((a.std * a.std) / a.examples + (b.std * b.std) / b.examples);
-    claims.push({
+  for (const split of ['validation', 'test'] as const)
+    checks.push({
       claim: `${split} captions are as long as train's (Table 3)`,
       paper: `${f1(paperSplits.train!.tokens_per_caption_mean)} vs ${f1(paperSplits[split]!.mean)}`,
-      here: `${f1(a.mean)} vs ${f1(b.mean)} (2 standard errors: ${f1(2 * se)})`,
-      verdict: verdict(Math.abs(a.mean - b.mean) <= 2 * se),
+      here: `${f1(S.train.mean)} vs ${f1(S[split].mean)}`,
+      difference: S[split].mean - S.train.mean,
     });
-  }
-  claims.push({
+  checks.push({
     claim: 'caption lengths are skewed right: median below mean (Table 3, train)',
     paper: `${paperSplits.train!.median} < ${f1(paperSplits.train!.tokens_per_caption_mean)}`,
     here: `${S.train.median} vs ${f1(S.train.mean)}`,
-    verdict: verdict(S.train.median < S.train.mean),
+    difference: S.train.mean - S.train.median,
   });
   const C = m.coverage;
-  if (C) {
-    const ahead = C.ks.every((k) => C.share.cc12m![k]! > C.share.cc3m![k]!);
-    claims.push({
+  if (C)
+    checks.push({
       claim: 'CC12M covers more out-of-domain concepts than CC3M, at every k (CC12M Table 9)',
       paper: 'CC12M covers more',
       here: C.ks.map((k) => `k=${k}: ${pct(C.share.cc12m![k])} vs ${pct(C.share.cc3m![k])}`).join('; '),
-      verdict: verdict(ahead),
+      // "at every k": the smallest lead over the k's
+      difference: Math.min(...C.ks.map((k) => 100 * (C.share.cc12m![k]! - C.share.cc3m![k]!))),
     });
-  }
-  return claims;
+  return checks;
+}
+
+/** The dataset claims over seeds, each decided by the one rule on its per-seed differences. */
+export function datasetClaimList(perSeed: readonly DatasetsResult[]): Claim[] {
+  const bySeed = perSeed.map(datasetChecks);
+  const texts = [...new Set(bySeed.flat().map((c) => c.claim))];
+  return texts.map((text) => {
+    const checks = bySeed.map((seed) => seed.find((c) => c.claim === text));
+    const first = checks.find((c) => c !== undefined)!;
+    return claimOver(
+      text,
+      first.paper,
+      checks.map((c) => c?.difference ?? NaN),
+      { columns: { 'measured here (seed by seed)': checks.map((c) => c?.here ?? '—').join(' | ') } },
+    );
+  });
 }
