@@ -30,6 +30,8 @@ export { prepareWorldInputs } from './experiments/inputs';
 export type { ExperimentOptions } from './experiments/options';
 export * as seeds from './experiments/seeds';
 export * as claims from './experiments/claims';
+/** Every claim of both papers with its verdict from the committed notebooks (`cckit results`, notebooks/12-scorecard.ipynb). */
+export * as results from './experiments/results';
 /** The papers' experiments, one namespace per table: `cckit.cc12m.table3.run(recipe, options)`, `.rows`, `.claims`, `.figure`. */
 export * as cc12m from './experiments/cc12m';
 export * as cc3m from './experiments/cc3m';

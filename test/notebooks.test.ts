@@ -19,6 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { PACKAGE_ROOT } from '../src/paths';
+import { CLAIMS } from '../src/experiments/claims-registry';
 
 const PYTHON = '/usr/bin/python3';
 const BIN = path.join(PACKAGE_ROOT, 'node_modules', '.bin');
@@ -643,3 +644,19 @@ test(
     assert.equal(figures[1]!.data.length, 5, 'a dev curve per row and the chosen checkpoints');
   },
 );
+
+// Reads the committed notebooks beside it (no training): seconds.
+test('12-scorecard: the tally per paper, one forest plot of every claim with an interval, every claim of the registry', { timeout: 5 * MINUTE }, async (t) => {
+  const nb = await run(t, '12-scorecard.ipynb', 4 * MINUTE);
+  if (!nb) return;
+  assert.match(nb.printed, new RegExp(`^${CLAIMS.length} claims in the registry, read from the notebooks in notebooks/$`, 'm'));
+  const tally = nb.tables.find((h) => h.includes('Claims per paper and verdict'));
+  assert.ok(tally && tally.includes('<td>CC12M</td>') && tally.includes('<td>CC3M</td>'), 'the tally table');
+  const every = nb.tables.find((h) => h.includes('Every claim of both papers'));
+  assert.ok(every, 'the table of every claim');
+  assert.equal((every.match(/<tr><td>/g) ?? []).length, CLAIMS.length, 'one row per registry claim');
+  const figures = nb.withMime(PLOTLY).map((o) => o.data![PLOTLY] as { data: { name: string; x: number[] }[] });
+  assert.equal(figures.length, 1, 'the forest plot');
+  assert.ok(figures[0]!.data.every((trace) => VERDICT_WORDS.test(trace.name) && trace.x.every(Number.isFinite)));
+  assert.match(nb.printed, /\d+ undecided claims; \d+ of them would be decided by at most 10 seeds/);
+});

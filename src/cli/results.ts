@@ -1,29 +1,17 @@
 /** `cckit results`: every claim of both papers with its verdict, from the committed notebooks (docs/results.md). */
-import * as fs from 'fs';
 import * as path from 'path';
 import type { Command } from 'commander';
 
 import { PACKAGE_ROOT } from '../paths';
-import { collectResults, resultsJson, resultsMarkdown, withGeneratedProse, type ClaimResult, type NotebookJson } from '../experiments/results';
+import { readNotebooks, resultsJson, resultsMarkdown, resultsOfNotebooks, withGeneratedProse, type ClaimResult } from '../experiments/results';
+
 import { writeFileAtomic } from '../util/atomic';
 
-/** The notebooks of a folder, parsed (name → JSON). */
-export function readNotebooks(folder: string): Map<string, NotebookJson> {
-  const out = new Map<string, NotebookJson>();
-  for (const name of fs.readdirSync(folder).filter((n) => n.endsWith('.ipynb'))) {
-    const file = path.join(folder, name);
-    try {
-      out.set(name, JSON.parse(fs.readFileSync(file, 'utf8')) as NotebookJson);
-    } catch (e) {
-      throw new Error(`${file}: not a notebook (${(e as Error).message})`);
-    }
-  }
-  return out;
-}
+export { readNotebooks };
 
 /** The results of the notebooks in `folder` (default: the package's notebooks/). */
 export function resultsOf(folder: string = path.join(PACKAGE_ROOT, 'notebooks')): ClaimResult[] {
-  return collectResults(readNotebooks(folder));
+  return resultsOfNotebooks(folder);
 }
 
 export function registerResultsCommand(program: Command): void {

@@ -16,6 +16,8 @@
  */
 import { claimOver, claimsSummary, DECISIONS, intervalText, rankClaim, toDecideText, type Claim, type Decided, type Decision, type Interval } from './claims';
 import { CLAIMS, MARGINS, registeredClaim, type RegisteredClaim } from './claims-registry';
+import * as fs from 'fs';
+import * as path from 'path';
 
 /** The preset whose runs the registry's verdicts come from (the committed notebooks' default). */
 export const REGISTRY_PRESET = 'tiny';
@@ -373,4 +375,135 @@ export function withGeneratedProse(notebook: NotebookJson): { notebook: Notebook
   }
   const next = { ...notebook, cells };
   return { notebook: next, changed: JSON.stringify(next) !== JSON.stringify(notebook) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The scorecard: every claim of both papers at once (notebooks/12-scorecard.ipynb)
+
+/** The notebooks of a folder, parsed (name → JSON); a file that is not JSON is an error naming it. */
+export function readNotebooks(folder: string): Map<string, NotebookJson> {
+  const out = new Map<string, NotebookJson>();
+  for (const name of fs.readdirSync(folder).filter((n) => n.endsWith('.ipynb'))) {
+    const file = path.join(folder, name);
+    try {
+      out.set(name, JSON.parse(fs.readFileSync(file, 'utf8')) as NotebookJson);
+    } catch (e) {
+      throw new Error(`${file}: not a notebook (${(e as Error).message})`);
+    }
+  }
+  return out;
+}
+
+/** Every registry claim's result from the notebooks in `folder`. */
+export function resultsOfNotebooks(folder: string): ClaimResult[] {
+  return collectResults(readNotebooks(folder));
+}
+
+/** The tally per paper, as docs/results.md prints it: one row per paper with each verdict's count. */
+export function tallyRows(results: readonly ClaimResult[]): Record<string, string | number>[] {
+  return (['CC12M', 'CC3M'] as const).map((paper) => {
+    const rs = results.filter((r) => r.claim.paper === paper);
+    const t = tally(rs);
+    const n = (v: string) => t.counts[v] ?? 0;
+    return {
+      paper,
+      claims: rs.length,
+      tested: t.tested,
+      holds: n('holds'),
+      contradicted: n('contradicted'),
+      'no difference': n('no difference'),
+      undecided: n('undecided'),
+      'not testable': n('not testable'),
+      'not measured': n('not measured'),
+      'not tested here': n('not tested here'),
+      decided: `${t.decided} of ${t.tested}`,
+      "decided the paper's way": `${t.forPaper} (against: ${t.againstPaper})`,
+    };
+  });
+}
+
+/** One row per registry claim: paper, id, where, statement, metric, seeds, mean [95% interval], verdict, what would decide it. */
+export function scorecardRows(results: readonly ClaimResult[]): Record<string, string>[] {
+  return results.map((r) => {
+    const d = r.decided;
+    const digits = r.claim.metric === 'Kendall τ' ? 2 : 1;
+    return {
+      paper: r.claim.paper,
+      claim: r.claim.id,
+      where: r.claim.where,
+      statement: r.claim.statement,
+      metric: `${r.claim.metric} (${r.claim.direction})`,
+      seeds: d ? String(d.seeds) : '',
+      'mean [95% interval]': d ? intervalText(d, digits) : '',
+      verdict: r.verdict,
+      'what would decide it': r.verdict === 'not tested here' ? (r.claim.notTested ?? '') : d ? toDecideText(d, digits) : '',
+    };
+  });
+}
+
+const SCORECARD_COLOURS: Record<string, string> = {
+  holds: '#2a9d4b',
+  contradicted: '#c0392b',
+  'no difference': '#5b8def',
+  undecided: '#c9a227',
+};
+
+/**
+ * One forest plot of every claim with an interval, grouped by paper. The claims are in different units (CIDEr, R@1,
+ * share points, tokens, τ), so each is drawn in units of its own 95% half-width: the mean at estimate / half-width and
+ * the interval from one below it to one above, so a bar clear of 0 is a decided direction whatever the metric; the
+ * hover gives the numbers in the claim's own unit. Claims without an interval (not measured, not testable, not tested
+ * here) are in the table, not the plot.
+ */
+export function scorecardFigure(results: readonly ClaimResult[]): { data: object[]; layout: object } {
+  const drawn = results.filter((r) => r.decided && Number.isFinite(r.decided.low) && Number.isFinite(r.decided.high) && r.decided.high > r.decided.low);
+  const papers = ['CC12M', 'CC3M'] as const;
+  // rows from the top: each paper's claims, a blank row between the papers
+  const placed: { result: ClaimResult; y: number }[] = [];
+  let y = drawn.length + papers.length - 1;
+  for (const paper of papers) {
+    for (const result of drawn.filter((r) => r.claim.paper === paper)) placed.push({ result, y: y-- });
+    y--;
+  }
+  const data: object[] = [];
+  for (const [verdict, colour] of Object.entries(SCORECARD_COLOURS)) {
+    const group = placed.filter((p) => p.result.verdict === verdict);
+    if (group.length === 0) continue;
+    const scaled = group.map(({ result }) => {
+      const d = result.decided!;
+      return Number((d.estimate / ((d.high - d.low) / 2)).toFixed(3));
+    });
+    data.push({
+      type: 'scatter',
+      mode: 'markers',
+      name: verdict,
+      x: scaled,
+      y: group.map((p) => p.y),
+      error_x: { type: 'constant', value: 1, visible: true },
+      marker: { symbol: 'diamond', size: 10, color: colour },
+      text: group.map(({ result }) => {
+        const d = result.decided!;
+        const digits = result.claim.metric === 'Kendall τ' ? 2 : 1;
+        return `${result.claim.paper} · ${result.claim.id}<br>${result.claim.statement}<br>${intervalText(d, digits)} ${result.claim.metric} over ${d.seeds} seed${d.seeds === 1 ? '' : 's'}: ${verdict}`;
+      }),
+      hovertemplate: '%{text}<extra></extra>',
+    });
+  }
+  const label = (r: ClaimResult) => `${r.claim.paper} · ${r.claim.id.replace(/^cc(12|3)m\./, '')}`;
+  return {
+    data,
+    layout: {
+      title: { text: 'Every claim with an interval: mean ÷ 95% half-width (clear of 0: decided)' },
+      xaxis: { title: { text: "mean ÷ 95% half-width (the claim's way to the right of 0)" }, zeroline: true, zerolinewidth: 2, zerolinecolor: '#444' },
+      yaxis: {
+        tickmode: 'array',
+        tickvals: placed.map((p) => p.y),
+        ticktext: placed.map((p) => label(p.result)),
+        automargin: true,
+        range: [0.4, drawn.length + papers.length - 0.4],
+      },
+      height: Math.max(300, 80 + 22 * (drawn.length + papers.length)),
+      margin: { l: 20, r: 20, t: 60, b: 50 },
+    },
+  };
 }
