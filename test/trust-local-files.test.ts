@@ -11,7 +11,8 @@ import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 
-import { ImageSource, localFileTarget } from '../src/data/images';
+import { ImageSource, localFileRefusal, localFileTarget } from '../src/data/images';
+import { allowedEvalImages } from '../src/cli/train';
 import { writeSplit } from '../src/data/split';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trust-local-'));
@@ -73,4 +74,54 @@ test('split: a TSV row naming a file outside its folder is rejected and nothing 
   for (const file of fs.readdirSync(path.join(out, 'images'))) assert.ok(!fs.readFileSync(path.join(out, 'images', file)).equals(secretBytes), file);
   const opened = await writeSplit({ input: tsv, out: path.join(dir, 'split-any'), layout: 'caption-url', fractions: { val: 0, test: 0 }, localFiles: 'any' });
   assert.equal(opened.images, 5, 'with --allow-local-files every row reads');
+});
+
+test('a link in the list folder is followed as text: one leading out is refused whether its target exists or not; links that stay inside are read', async () => {
+  const { list } = await ready;
+  const links = path.join(list, 'links');
+  fs.mkdirSync(links);
+  fs.symlinkSync(path.join(dir, 'does-not-exist.png'), path.join(links, 'dangling-out.png'));
+  fs.symlinkSync(path.join(dir, 'secret.png'), path.join(links, 'existing-out.png'));
+  fs.symlinkSync('../img.png', path.join(links, 'inside.png'));
+  fs.symlinkSync(dir, path.join(links, 'outdir'));
+  fs.symlinkSync('inside-loop', path.join(links, 'inside-loop'));
+  const source = new ImageSource({ baseDir: list, localFiles: 'inside-list' });
+  const fetched = async (name: string) => {
+    const r = await source.fetch(name);
+    return r.ok ? 'ok' : `${r.reason}`;
+  };
+  // before, a dangling link answered "not-found" and an existing target "outside-list": an oracle
+  assert.equal(await fetched('links/dangling-out.png'), 'download:local-file-outside-list');
+  assert.equal(await fetched('links/existing-out.png'), 'download:local-file-outside-list');
+  assert.equal(await fetched('links/outdir/secret.png'), 'download:local-file-outside-list', 'a folder link leading out');
+  assert.equal(await fetched('links/outdir/missing.png'), 'download:local-file-outside-list', 'the same when the file is missing');
+  assert.equal(await fetched('links/inside.png'), 'ok', 'a link that stays inside');
+  assert.notEqual(await fetched('links/inside-loop'), 'ok', 'a loop is not read');
+  assert.deepEqual(
+    localFileRefusal('links/dangling-out.png', list, 'inside-list'),
+    localFileRefusal('links/existing-out.png', list, 'inside-list') && {
+      reason: 'download:local-file-outside-list',
+      detail: `${path.join(list, 'links/dangling-out.png')}: a link that leads out of the list's folder`,
+    },
+  );
+});
+
+test("caption: an annotation file's file_names outside its folder are refused and left out, whether they exist or not", async () => {
+  const { list, secret } = await ready;
+  const annotations = path.join(list, 'val.json');
+  const image = (id: number, fileName: string) => ({ key: path.join(list, fileName), imageId: id });
+  const images = [
+    image(1, 'img.png'),
+    image(2, '../secret.png'),
+    image(3, '../missing.png'),
+    image(4, 'link.png'),
+    { key: 'world://tiny/0/coco-val/1.jpg', imageId: 5 },
+  ];
+  const kept = allowedEvalImages(images, annotations, false);
+  assert.deepEqual(
+    kept.map((i) => i.imageId),
+    [1, 5],
+  );
+  assert.equal(allowedEvalImages(images, annotations, true).length, 5, '--allow-local-files reads them');
+  assert.ok(fs.existsSync(secret));
 });

@@ -13,7 +13,8 @@ import { readJsonFile } from '../util/json';
 import { terminalProgress } from '../util/progress';
 import { readEvalImages } from '../train/data';
 import { train } from '../train/trainer';
-import { ImageSource } from '../data/images';
+import { ImageSource, localFileRefusal } from '../data/images';
+import { quoteInput } from '../util/untrusted-text';
 import { validateTrainFile } from './config';
 import { fetchFlags } from './filter';
 import { parseChoice, parseJsonOption, parseWholeNumber } from './options';
@@ -65,6 +66,7 @@ export async function runCaption(
     allowPrivate?: boolean;
     ignoreRobotsTag?: boolean;
     contact?: string;
+    allowLocalFiles?: boolean;
   } & ShardFlags,
   command?: Command,
 ): Promise<void> {
@@ -80,7 +82,7 @@ export async function runCaption(
   const runJson = path.join(runDir, 'run.json');
   if (!fs.existsSync(runJson)) throw new Error(`--ckpt: ${flags.ckpt} is not a run directory (no run.json)`);
   const spec = flags.features ? (parseJsonOption('--features', flags.features) as FeatureSpec) : featuresOfRun(runJson);
-  const images = readEvalImages({ path: flags.in, limit });
+  const images = allowedEvalImages(readEvalImages({ path: flags.in, limit }), flags.in, flags.allowLocalFiles === true);
   // a checkpoint's captions and scores are named after it (nocaps_val.step-0000025), beside the latest's, not over them
   const split = path.basename(flags.in, '.json').replace(/[^\w.-]/g, '_') + (runDir !== flags.ckpt ? `.${path.basename(flags.ckpt)}` : '');
   const progress = terminalProgress();
@@ -167,4 +169,30 @@ export async function runTable3Command(flags: { preset: string; seed: string; ru
     console.log(formatTable3(result));
     console.log(`\n${result.seconds.toFixed(0)} s; runs in ${flags.runs}/ (open them in the VS Code sidebar)`);
   }
+}
+
+/**
+ * The annotation file's images that the local-file policy lets `caption` read: a `file_name` outside the file's folder
+ * (or a link inside it that leads out) is refused, with the same reason whether the file exists or not, unless
+ * `--allow-local-files` (src/data/images.ts). Refused images are named on stderr and left out of the captions and the
+ * scores; world and http(s) images are not local files.
+ */
+export function allowedEvalImages<T extends { key: string; imageId: unknown }>(images: readonly T[], annotations: string, allowAny: boolean): T[] {
+  const base = path.dirname(path.resolve(annotations));
+  const kept: T[] = [];
+  const refused: { image: T; why: string }[] = [];
+  for (const image of images) {
+    if (/^(https?|world):\/\//.test(image.key)) {
+      kept.push(image);
+      continue;
+    }
+    const verdict = localFileRefusal(image.key, base, allowAny ? 'any' : 'inside-list');
+    if ('reason' in verdict) refused.push({ image, why: `${verdict.reason}: ${verdict.detail}` });
+    else kept.push(image);
+  }
+  if (refused.length > 0)
+    process.stderr.write(
+      `cckit caption: ${refused.length} of ${images.length} images of ${quoteInput(annotations)} refused and left out (first: image ${quoteInput(String(refused[0]!.image.imageId))}, ${quoteInput(refused[0]!.why, 400)})\n`,
+    );
+  return kept;
 }

@@ -130,16 +130,64 @@ export function localFileTarget(name: string, baseDir: string, policy: LocalFile
   return { file };
 }
 
-/** Under 'inside-list', why the real path of `file` (symlinks followed) leaves the real `baseDir`; undefined when it does not. */
+/**
+ * Under 'inside-list', why `file` (inside `baseDir` as text) leads out of `baseDir` once its symlinks are followed;
+ * undefined when it does not. Links are followed as the kernel would, one path component at a time, but each link's
+ * target is checked as text before anything at it is looked at, so a link leading out gets the same answer whether its
+ * target exists or not (no oracle for which outside files exist); a missing component inside the folder ends the walk
+ * (the read then says "not found", which is true of a path inside the list's folder).
+ */
 export function symlinkEscape(file: string, baseDir: string): { reason: string; detail: string } | undefined {
-  let real: string;
+  const out = { reason: 'download:local-file-outside-list', detail: `${file}: a link that leads out of the list's folder` };
+  let base: string;
   try {
-    real = fs.realpathSync(file);
+    base = fs.realpathSync(path.resolve(baseDir));
   } catch {
-    return undefined; // missing inside the list's folder: the read says so
+    return undefined; // no list folder to leave: the read fails on its own
   }
-  const base = fs.realpathSync(path.resolve(baseDir));
-  return isInside(real, base) ? undefined : { reason: 'download:local-file-outside-list', detail: `${file}: a link that leads out of the list's folder` };
+  let remaining = path
+    .relative(path.resolve(baseDir), path.resolve(file))
+    .split(path.sep)
+    .filter((part) => part !== '' && part !== '.');
+  let current = base;
+  for (let hops = 0; remaining.length > 0;) {
+    const part = remaining.shift()!;
+    const next = part === '..' ? path.dirname(current) : path.join(current, part);
+    if (!isInside(next, base)) return out;
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(next);
+    } catch {
+      return undefined; // missing inside the folder
+    }
+    if (!stat.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++hops > 40) return { reason: 'download:bad-path', detail: `${file}: too many levels of links` };
+    const target = path.resolve(path.dirname(next), fs.readlinkSync(next));
+    if (!isInside(target, base)) return out;
+    // go on from the base along the link's target, then the rest of the path
+    remaining = [
+      ...path
+        .relative(base, target)
+        .split(path.sep)
+        .filter((p) => p !== '' && p !== '.'),
+      ...remaining,
+    ];
+    current = base;
+  }
+  return undefined;
+}
+
+/**
+ * Why a local file named by a list may not be read under `policy` (`localFileTarget`, then `symlinkEscape` for
+ * 'inside-list'), or undefined with the file to read. The same answer whether the file exists or not.
+ */
+export function localFileRefusal(name: string, baseDir: string, policy: LocalFilePolicy): { reason: string; detail: string } | { file: string } {
+  const target = localFileTarget(name, baseDir, policy);
+  if ('reason' in target) return target;
+  return (policy === 'inside-list' ? symlinkEscape(target.file, baseDir) : undefined) ?? target;
 }
 
 /** Why a local read failed, as a funnel reason. */
