@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -185,4 +186,20 @@ test('a filter folder is one unit: the done-marker vouches for every file by siz
   );
   assert.equal(fs.existsSync(path.join(out, 'summary.json')), false);
   assert.deepEqual(filterOutputState(out), { done: false, reason: 'no summary.json' });
+});
+
+test("a filter run removes the temporaries a killed run left (its process gone), not a live writer's", async () => {
+  const out = path.join(dir, 'killed-out');
+  fs.mkdirSync(out, { recursive: true });
+  // a process that has exited: its pid names the killed run's temporaries
+  const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+  const dead = [`.kept.tsv.${gone}.a1b2c3d4.tmp`, `.rejects.jsonl.${gone}.e5f6a7b8.tmp`];
+  for (const name of dead) fs.writeFileSync(path.join(out, name), 'half a run\n');
+  const liveOne = `.kept.tsv.${process.pid}.c0ffee00.tmp`;
+  fs.writeFileSync(path.join(out, liveOne), 'a live writer\n');
+  const input = path.join(dir, 'killed.tsv');
+  fs.writeFileSync(input, 'http://x/1.jpg\ta caption\n');
+  await runPipeline({ input, out, layout: 'url-caption', stages: [] });
+  const left = fs.readdirSync(out).filter((n) => n.endsWith('.tmp'));
+  assert.deepEqual(left, [liveOne]);
 });

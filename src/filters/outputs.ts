@@ -11,6 +11,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { removeDeadTemporaries } from '../util/atomic';
 
 /** The done-marker of a filter run (and of each of its shards). */
 export const FILTER_DONE_MARKER = 'summary.json';
@@ -23,10 +24,14 @@ export interface OutputFileRecord {
   sha256: string;
 }
 
-/** Starts a run in `out`: the folder exists and holds no done-marker until the run finishes. */
+/**
+ * Starts a run in `out`: the folder exists and holds no done-marker until the run finishes, and the temporaries a
+ * killed run left (`.kept.tsv.PID.….tmp` of a process that is gone) are removed.
+ */
 export function startFilterOutput(out: string): void {
   fs.mkdirSync(out, { recursive: true });
   fs.rmSync(path.join(out, FILTER_DONE_MARKER), { force: true });
+  for (const name of [...FILTER_OUTPUT_FILES, FILTER_DONE_MARKER]) removeDeadTemporaries(path.join(out, name));
 }
 
 /**

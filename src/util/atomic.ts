@@ -41,6 +41,37 @@ export function removeLeftTemporaries(file: string): string[] {
   return removed;
 }
 
+/**
+ * Removes the temporaries of `file` whose writer process is gone (`.NAME.PID.RANDOM.tmp` with no live PID on this
+ * host): what a run killed with -9 left. Safe without a lock: a live writer's temporaries are kept. Returns the names
+ * removed.
+ */
+export function removeDeadTemporaries(file: string): string[] {
+  const dir = path.dirname(file);
+  if (!fs.existsSync(dir)) return [];
+  const prefix = `.${path.basename(file)}.`;
+  const removed: string[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)\.[a-z0-9]+\.tmp$/.exec(name.slice(prefix.length));
+    if (!m || live.has(path.join(dir, name)) || processAlive(Number(m[1]))) continue;
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a live process of another user
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Forgets a temporary name once it was renamed into place or removed by its writer. */
 export function releaseTemporary(temporary: string): void {
   live.delete(temporary);
