@@ -254,8 +254,19 @@ test('a CSV quote that never closes is an error naming its line, not a swallowed
       ['/long.csv:4', 'https://x/3.jpg', 'three'],
     ],
   );
-  // inside quotes the same length cannot be resynchronised: an error naming where the field opened
+  // a quoted field past the cap that closes (commas, quotes and a newline inside): one rejected row, the next read
   const quoted = path.join(dir, 'quoted.csv');
-  fs.writeFileSync(quoted, `url,caption\nhttps://x/1.jpg,"${'q'.repeat((1 << 20) + 10)}\nhttps://x/3.jpg,three\n`);
-  await assert.rejects(rowsOf(quoted), /quoted\.csv: line 2: a quoted field opened on this line runs past 1048576 characters without closing/);
+  const body = `${'q'.repeat(1 << 20)}, a "" quote,\nand a second line`;
+  fs.writeFileSync(quoted, `url,caption\nhttps://x/1.jpg,"${body}"\nhttps://x/3.jpg,three\n`);
+  assert.deepEqual(
+    (await rowsOf(quoted)).map((r) => [r.where.replace(dir, ''), r.url, r.invalid ?? r.caption]),
+    [
+      ['/quoted.csv:2', '', `too-long (a line of ${'https://x/1.jpg,'.length + body.length + 2} characters, more than the 1048576 allowed)`],
+      ['/quoted.csv:4', 'https://x/3.jpg', 'three'],
+    ],
+  );
+  // past the cap, a quote that never closes is still an error naming where it opened
+  const open = path.join(dir, 'open.csv');
+  fs.writeFileSync(open, `url,caption\nhttps://x/1.jpg,"${'q'.repeat((1 << 20) + 10)}\nhttps://x/3.jpg,three\n`);
+  await assert.rejects(rowsOf(open), /open\.csv: line 2: a quoted field opened on this line never closes/);
 });

@@ -109,24 +109,26 @@ async function* jsonlRows(file: string, options: ReadInputOptions): AsyncGenerat
 
 /**
  * RFC 4180 records (quoted fields may hold commas, quotes and newlines), each with the line it starts on. A record
- * longer than `maxLength` characters is not held: outside quotes it is skipped to its line's end and reported as an
- * over-long record (`overlong`); inside quotes, and at the end of the file, a quote that never closes is an error
- * naming the line it opened on (the rest of the file cannot be split into records), never a swallowed file.
+ * longer than `maxLength` characters is not held: from the cap on it is only scanned (quotes still tracked, so a
+ * quoted field that closes past the cap ends where it should) to its end, and reported as one over-long record
+ * (`overlong`, its length). A quote that never closes before the end of the file is an error naming the line it
+ * opened on (the rest of the file cannot be split into records), never a swallowed file.
  */
 async function* csvRecords(file: string, maxLength = MAX_LINE_LENGTH): AsyncGenerator<{ line: number; fields: string[]; overlong?: number }[]> {
   const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const unclosed = (line: number, detail: string) =>
-    new InputError(file, `line ${line}: a quoted field opened on this line ${detail} (an unmatched '"'?); the records after it cannot be read`);
   let field = '';
   let fields: string[] = [];
   let recordLength = 0;
-  let skipping = false;
+  let holding = true; // false once the record passed the cap: scanned, not kept
   let quoted = false;
   let afterQuote = false;
   let line = 1;
   let recordLine = 1;
   let first = true;
   let pendingQuote = false; // a '"' inside quotes at the end of a chunk: an escaped quote or the closing one
+  const keep = (ch: string) => {
+    if (holding) field += ch;
+  };
   for await (const chunk of stream as AsyncIterable<string>) {
     const out: { line: number; fields: string[]; overlong?: number }[] = [];
     let text = chunk;
@@ -134,34 +136,15 @@ async function* csvRecords(file: string, maxLength = MAX_LINE_LENGTH): AsyncGene
     first = false;
     for (let i = 0; i < text.length; i++) {
       const ch = text[i]!;
-      if (skipping) {
-        // an over-long record outside quotes: counted, not held, up to its line's end
-        if (ch !== '\n') {
-          recordLength++;
-          continue;
-        }
-        out.push({ line: recordLine, fields: [], overlong: recordLength });
-        skipping = false;
-        recordLength = 0;
-        line++;
-        recordLine = line;
-        continue;
-      }
-      if (++recordLength > maxLength) {
-        if (quoted) throw unclosed(recordLine, `runs past ${maxLength} characters without closing`);
-        // from this character on the record is only counted (it is counted again there)
-        skipping = true;
+      if (++recordLength > maxLength && holding) {
+        holding = false;
         fields = [];
         field = '';
-        afterQuote = false;
-        recordLength--;
-        i--;
-        continue;
       }
       if (pendingQuote) {
         pendingQuote = false;
         if (ch === '"') {
-          field += '"';
+          keep('"');
           continue;
         }
         quoted = false;
@@ -171,8 +154,9 @@ async function* csvRecords(file: string, maxLength = MAX_LINE_LENGTH): AsyncGene
         if (ch === '"') {
           if (i + 1 < text.length) {
             if (text[i + 1] === '"') {
-              field += '"';
+              keep('"');
               i++;
+              recordLength++;
             } else {
               quoted = false;
               afterQuote = true;
@@ -180,31 +164,35 @@ async function* csvRecords(file: string, maxLength = MAX_LINE_LENGTH): AsyncGene
           } else pendingQuote = true;
         } else {
           if (ch === '\n') line++;
-          field += ch;
+          keep(ch);
         }
         continue;
       }
-      if (ch === '"' && field === '' && !afterQuote) quoted = true;
+      if (ch === '"' && (holding ? field === '' : true) && !afterQuote) quoted = true;
       else if (ch === ',') {
-        fields.push(field);
+        if (holding) fields.push(field);
         field = '';
         afterQuote = false;
       } else if (ch === '\n') {
-        fields.push(field.endsWith('\r') && !afterQuote ? field.slice(0, -1) : field);
-        out.push({ line: recordLine, fields });
+        if (holding) {
+          fields.push(field.endsWith('\r') && !afterQuote ? field.slice(0, -1) : field);
+          out.push({ line: recordLine, fields });
+        } else out.push({ line: recordLine, fields: [], overlong: recordLength - 1 });
         fields = [];
         field = '';
         afterQuote = false;
+        holding = true;
         recordLength = 0;
         line++;
         recordLine = line;
       } else if (ch === '\r' && afterQuote) continue;
-      else field += ch;
+      else keep(ch);
     }
     if (out.length > 0) yield out;
   }
-  if (quoted && !pendingQuote) throw unclosed(recordLine, 'never closes');
-  if (skipping) yield [{ line: recordLine, fields: [], overlong: recordLength }];
+  if (quoted && !pendingQuote)
+    throw new InputError(file, `line ${recordLine}: a quoted field opened on this line never closes (an unmatched '"'?); the records after it cannot be read`);
+  if (!holding) yield [{ line: recordLine, fields: [], overlong: recordLength }];
   else if (field !== '' || fields.length > 0) {
     fields.push(field);
     yield [{ line: recordLine, fields }];
