@@ -142,6 +142,20 @@ test('an engine launches nothing on a missing input: one clear error, no shard f
     assert.match(run.stderr, /--in "?\/nonexistent\/cc12m-shards"?: no such file or folder; nothing was launched/);
     assert.equal(fs.existsSync(path.join(out, '.shards')), false, `${engine}: no .shards folder left`);
   }
+  // the BullMQ engine checks before it connects: no Redis is needed to refuse (port 1 on loopback answers nothing)
+  const bull = runCli(['download', '--in', '/nonexistent/list.tsv', '--out', out, '--engine', 'bullmq', '--redis', 'redis://127.0.0.1:1']);
+  assert.equal(bull.status, 1, bull.stderr);
+  assert.match(bull.stderr, /--in "?\/nonexistent\/list\.tsv"?: no such file or folder; nothing was launched/);
+  // an input that plans nothing: an empty list or an empty folder is the same one error before any process
+  const empty = tempFile('empty.tsv', '\n\n');
+  const emptyFolder = path.join(path.dirname(empty), 'empty-shards');
+  fs.mkdirSync(emptyFolder, { recursive: true });
+  for (const input of [empty, emptyFolder]) {
+    const run = runCli(['filter', '--in', input, '--out', out, '--engine', 'local', '--shards', '8', '--stages', 'text', '--no-nsfw']);
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /--in "?[^"]*"?: (holds no rows|an empty folder); nothing was launched/);
+    assert.equal(fs.existsSync(path.join(out, '.shards')), false, 'no .shards folder left');
+  }
   const caption = runCli(['caption', '--ckpt', '/nonexistent/run', '--in', '/nonexistent/val.json', '--out', path.join(out, 'p.json'), '--engine', 'local']);
   assert.equal(caption.status, 1);
   assert.match(caption.stderr, /nothing was launched/);

@@ -167,7 +167,17 @@ function checkEngineInputs(inputs: Record<string, string | undefined>): void {
       const code = (err as NodeJS.ErrnoException).code;
       throw new Error(`${flag} ${quoteInput(input)}: ${code === 'ENOENT' ? 'no such file or folder' : `cannot be read (${code})`}; nothing was launched`);
     }
+    if (plansNothing(input))
+      throw new Error(`${flag} ${quoteInput(input)}: ${fs.statSync(input).isDirectory() ? 'an empty folder' : 'holds no rows'}; nothing was launched`);
   }
+}
+
+/** An input that would plan zero work: an empty folder, or a file of nothing but white space (read up to 64 KiB). */
+function plansNothing(input: string): boolean {
+  const stat = fs.statSync(input);
+  if (stat.isDirectory()) return fs.readdirSync(input).length === 0;
+  if (!stat.isFile() || stat.size > 1 << 16) return false;
+  return fs.readFileSync(input, 'utf8').trim() === '';
 }
 
 /** Set by a worker for the job's own process, which checks its command line against the root again. */
