@@ -554,12 +554,18 @@ test('filter: a truncated tar among good ones is one rejected item, and the othe
   assert.match(rejects[0]!.detail!, /cannot read tar.*\(0 samples read before\)/);
 });
 
-test('stats and features: a truncated tar is reported and skipped (stats: with --malformed reject; else it stops)', async () => {
+test('stats and features: a truncated tar is reported and skipped, one rejected shard', async () => {
   const { dir, damaged } = folderWithDamagedTar();
-  await assert.rejects(shardStats(dir), /cannot read tar/);
+  // whatever --malformed says (throw is the default), a damaged tar is one rejected shard and the others are counted
+  for (const malformed of ['throw', 'reject'] as const) {
+    const named: string[] = [];
+    const counted = await shardStats(dir, { malformed, onReject: (where) => named.push(where) });
+    assert.deepEqual([counted.pairs, counted.rejects, counted.unreadableShards], [3, 0, 1], malformed);
+    assert.deepEqual(named, [damaged]);
+  }
   const rejected: [string, string][] = [];
   const stats = await shardStats(dir, { malformed: 'reject', onReject: (where, why) => rejected.push([where, why]) });
-  assert.deepEqual([stats.pairs, stats.rejects], [3, 1]);
+  assert.deepEqual([stats.pairs, stats.rejects, stats.unreadableShards], [3, 0, 1]);
   assert.equal(rejected[0]![0], damaged);
   assert.match(rejected[0]![1], /^shard:unreadable: .*cannot read tar/);
   const unreadable: string[] = [];

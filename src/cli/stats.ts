@@ -30,7 +30,8 @@ export async function runStats(source: string, flags: StatsFlags): Promise<void>
   const maxMemberBytes = parseMaxMemberBytes(flags.maxMemberBytes);
   let shown = 0;
   const onReject = (where: string, reason: string) => {
-    if (shown++ < REJECTS_SHOWN) process.stderr.write(`cckit: skipped ${quoteInput(where)}: ${quoteInput(reason)}\n`);
+    // an unreadable shard is always named: it holds many rows
+    if (reason.startsWith('shard:unreadable') || shown++ < REJECTS_SHOWN) process.stderr.write(`cckit: skipped ${quoteInput(where)}: ${quoteInput(reason)}\n`);
   };
   const options = { tokenizer: flags.tokenizer as 'fast' | 'ptb', rareWords, malformed: flags.malformed as 'throw' | 'reject', onReject };
   const started = Date.now();
@@ -51,6 +52,7 @@ export async function runStats(source: string, flags: StatsFlags): Promise<void>
         ['caption length (tokens)', `${stats.lengthMean.toFixed(1)} ± ${stats.lengthStd.toFixed(1)}`],
         ...Object.entries(stats.rareWords).map(([word, count]): [string, string] => [`"${word}"`, String(count)]),
         ['malformed rows skipped', String(stats.rejects)],
+        ...(stats.unreadableShards > 0 ? [['unreadable shards skipped', String(stats.unreadableShards)] as [string, string]] : []),
       ],
     ),
   );

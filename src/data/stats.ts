@@ -37,6 +37,8 @@ export interface CaptionStatistics {
   rareWords: Record<string, number>;
   /** Malformed rows (TSV) or samples (shards: no caption, or a caption over the member cap) skipped, with malformed: 'reject'. */
   rejects: number;
+  /** Shards (tars) that could not be read to their end: each one rejected shard, reported, whatever `malformed` says. */
+  unreadableShards: number;
   tokenizer: StatsTokenizer;
 }
 
@@ -167,6 +169,7 @@ export class StatsAccumulator implements TokenSink {
   private sumSquares = 0;
   private length = 0;
   rejects = 0;
+  unreadableShards = 0;
 
   constructor(private readonly options: StatsOptions = {}) {
     this.scan = (options.tokenizer ?? 'fast') === 'fast' ? scanTokens : ptbScanner();
@@ -212,6 +215,7 @@ export class StatsAccumulator implements TokenSink {
       lengthStd: Math.sqrt(variance),
       rareWords,
       rejects: this.rejects,
+      unreadableShards: this.unreadableShards,
       tokenizer: this.options.tokenizer ?? 'fast',
     };
   }
@@ -256,19 +260,13 @@ export async function shardStats(folder: string, options: ShardStatsOptions = {}
   const stats = new StatsAccumulator(options);
   const every = options.progressEvery ?? 100_000;
   let rows = 0;
-  // with --malformed reject, a damaged tar is one rejected shard and the count goes on with the next
-  const onUnreadableShard =
-    options.malformed === 'reject'
-      ? (shard: UnreadableShard) => {
-          stats.rejects++;
-          options.onReject?.(shard.source, `shard:unreadable: ${shard.reason} (${shard.read} samples read before)`);
-        }
-      : undefined;
-  for await (const raw of readImg2dataset(folder, {
-    members: ['txt'],
-    maxMemberBytes: options.maxMemberBytes,
-    ...(onUnreadableShard ? { onUnreadableShard } : {}),
-  })) {
+  // a damaged tar is one rejected shard (counted and reported) and the count goes on with the next, as filter,
+  // features and split do; `malformed` governs the captions inside readable shards
+  const onUnreadableShard = (shard: UnreadableShard) => {
+    stats.unreadableShards++;
+    options.onReject?.(shard.source, `shard:unreadable: ${shard.reason} (${shard.read} samples read before)`);
+  };
+  for await (const raw of readImg2dataset(folder, { members: ['txt'], maxMemberBytes: options.maxMemberBytes, onUnreadableShard })) {
     const txt = raw.files.txt;
     if (txt === undefined) {
       const present = [...Object.keys(raw.files), ...Object.keys(raw.oversized ?? {}), ...(raw.unread ?? [])];
