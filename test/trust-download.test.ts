@@ -270,3 +270,31 @@ test('a CSV quote that never closes is an error naming its line, not a swallowed
   fs.writeFileSync(open, `url,caption\nhttps://x/1.jpg,"${'q'.repeat((1 << 20) + 10)}\nhttps://x/3.jpg,three\n`);
   await assert.rejects(rowsOf(open), /open\.csv: line 2: a quoted field opened on this line never closes/);
 });
+
+test('--max-line-chars sets the line cap of every list format: a longer line or record is one too-long row', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-trust-cap-'));
+  const long = 'y'.repeat(300);
+  const files = {
+    'list.tsv': `https://x/1.jpg\tone\nhttps://x/2.jpg\t${long}\nhttps://x/3.jpg\tthree\n`,
+    'list.jsonl': `{"url":"https://x/1.jpg","caption":"one"}\n{"url":"https://x/2.jpg","caption":"${long}"}\n{"url":"https://x/3.jpg","caption":"three"}\n`,
+    'list.csv': `url,caption\nhttps://x/1.jpg,one\nhttps://x/2.jpg,"${long}"\nhttps://x/3.jpg,three\n`,
+  };
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    const rows = [];
+    for await (const batch of readInputRows(file, { maxLineChars: 200 })) rows.push(...batch);
+    assert.deepEqual(
+      rows.map((r) => r.url || r.invalid?.replace(/\d+ characters/, 'N characters')),
+      ['https://x/1.jpg', 'too-long (a line of N characters, more than the 200 allowed)', 'https://x/3.jpg'],
+      name,
+    );
+    // the default cap keeps the same line
+    const whole = [];
+    for await (const batch of readInputRows(file)) whole.push(...batch);
+    assert.equal(whole.filter((r) => r.invalid).length, 0, name);
+  }
+  const refused = runCli(['download', '--in', path.join(dir, 'list.tsv'), '--out', path.join(dir, 'o'), '--max-line-chars', '0']);
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /--max-line-chars: "0" is not a whole number ≥ 1/);
+});

@@ -1,4 +1,5 @@
 /** `cckit download`: a URL + caption list into img2dataset-style shards (src/download/). */
+import { MAX_LINE_LENGTH } from '../data/tsv';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { download, mergeDownloadShards, type DownloadProgress, type DownloadSummary } from '../download/distributor';
@@ -19,6 +20,7 @@ export interface DownloadFlags {
   layout: string;
   urlCol?: string;
   captionCol?: string;
+  maxLineChars?: string;
   resizeMode: string;
   imageSize: string;
   resizeOnlyIfBigger: boolean;
@@ -78,6 +80,10 @@ export function registerDownloadCommand(program: Command): void {
     .option('--max-shards <n>', 'stop after the first N shards of the list (a sample)')
     .option('--hashes <file>', "expected hashes (CC12M's companion list: url, SHA-256, MD5); a mismatch fails the row")
     .option('--retry-failed', 'fetch again the rows of done shards whose status is not success', false)
+    .option(
+      '--max-line-chars <n>',
+      `a TSV or JSON line, or a CSV record, longer than this is one rejected row (too-long), never held (default ${MAX_LINE_LENGTH})`,
+    )
     .option('--max-caption-chars <n>', 'captions longer than this are cut (recorded in caption_changes)', String(DEFAULT_MAX_CAPTION_CHARS))
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print the summary as JSON', false);
@@ -157,6 +163,7 @@ export async function runDownload(flags: DownloadFlags & ShardFlags, command?: C
         layout: flags.layout as 'auto',
         ...(flags.urlCol ? { urlColumn: flags.urlCol } : {}),
         ...(flags.captionCol ? { captionColumn: flags.captionCol } : {}),
+        ...(flags.maxLineChars !== undefined ? { maxLineChars: parseWholeNumber('--max-line-chars', flags.maxLineChars, 1) } : {}),
       },
       samplesPerShard: parseWholeNumber('--samples-per-shard', flags.samplesPerShard, 1),
       processes: parseWholeNumber('--processes', flags.processes, 1),

@@ -32,6 +32,8 @@ export interface ReadInputOptions {
   urlColumn?: string;
   /** Column / field holding the caption; default: the first of caption, text, TEXT, alt, alt_text. */
   captionColumn?: string;
+  /** Longest TSV / JSON line or CSV record kept, in characters (default `MAX_LINE_LENGTH`, 1 Mi); a longer one is one rejected row. */
+  maxLineChars?: number;
 }
 
 const URL_COLUMNS = ['url', 'image_url', 'URL', 'img_url'];
@@ -65,7 +67,11 @@ function row(url: unknown, caption: unknown, where: string): InputRow {
 }
 
 async function* tsvRows(file: string, options: ReadInputOptions): AsyncGenerator<InputRow[]> {
-  for await (const batch of readTsvBatches(file, { layout: options.layout ?? 'auto', malformed: 'reject' })) {
+  for await (const batch of readTsvBatches(file, {
+    layout: options.layout ?? 'auto',
+    malformed: 'reject',
+    maxLineLength: options.maxLineChars ?? MAX_LINE_LENGTH,
+  })) {
     yield batch.map((item) =>
       isReject(item)
         ? { url: '', caption: '', where: `${file}:${item.line}`, invalid: item.reject }
@@ -75,13 +81,14 @@ async function* tsvRows(file: string, options: ReadInputOptions): AsyncGenerator
 }
 
 async function* jsonlRows(file: string, options: ReadInputOptions): AsyncGenerator<InputRow[]> {
-  for await (const { first, lines, overlong } of readLineBatches(file)) {
+  const cap = options.maxLineChars ?? MAX_LINE_LENGTH;
+  for await (const { first, lines, overlong } of readLineBatches(file, 1 << 20, cap)) {
     const rows: InputRow[] = [];
     for (const [i, text] of lines.entries()) {
       const where = `${file}:${first + i}`;
       const long = overlong?.get(i);
       if (long !== undefined) {
-        rows.push({ url: '', caption: '', where, invalid: overlongReason(long, MAX_LINE_LENGTH) });
+        rows.push({ url: '', caption: '', where, invalid: overlongReason(long, cap) });
         continue;
       }
       if (text.trim() === '') continue;
@@ -203,13 +210,14 @@ async function* csvRows(file: string, options: ReadInputOptions): AsyncGenerator
   let urlIndex = -1;
   let captionIndex = -1;
   let width = 0;
-  for await (const records of csvRecords(file)) {
+  const cap = options.maxLineChars ?? MAX_LINE_LENGTH;
+  for await (const records of csvRecords(file, cap)) {
     const rows: InputRow[] = [];
     for (const { line, fields, overlong } of records) {
       const where = `${file}:${line}`;
       if (overlong !== undefined) {
-        if (urlIndex < 0) throw new InputError(file, `line ${line}: a header of ${overlong} characters, longer than the ${MAX_LINE_LENGTH} allowed`);
-        rows.push({ url: '', caption: '', where, invalid: overlongReason(overlong, MAX_LINE_LENGTH) });
+        if (urlIndex < 0) throw new InputError(file, `line ${line}: a header of ${overlong} characters, longer than the ${cap} allowed (--max-line-chars)`);
+        rows.push({ url: '', caption: '', where, invalid: overlongReason(overlong, cap) });
         continue;
       }
       if (urlIndex < 0) {

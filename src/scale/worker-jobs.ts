@@ -90,6 +90,7 @@ export const WORKER_STAGES: Readonly<Record<string, Readonly<Record<string, Fiel
     '--samples-per-shard': VALUE,
     '--max-shards': VALUE,
     '--max-caption-chars': VALUE,
+    '--max-line-chars': VALUE,
     '--hashes': PATH,
     '--allow-local-files': ANY_LOCAL_FILE,
     '--retry-failed': FLAG,
