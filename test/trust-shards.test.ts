@@ -600,3 +600,40 @@ test('filter --shard / --merge-shards over a folder with a truncated tar: the me
     err.message.startsWith(`merge: ${path.join(out, '.shards', '1-of-2')} is not one finished filter run: kept.tsv is not the file its run wrote`),
   );
 });
+
+test('filter and cckit filter: a tar whose sample key comes back after other samples is one rejected shard; the others are filtered', async () => {
+  const dir = tempDir();
+  writeTar(path.join(dir, '00000.tar'), [
+    ['000000.jpg', 'jpeg bytes'],
+    ['000000.txt', 'a durian on a table'],
+  ]);
+  writeTar(path.join(dir, '00001.tar'), [
+    ['000001.jpg', 'jpeg bytes'],
+    ['000001.txt', 'a cat on a mat'],
+    ['000002.jpg', 'jpeg bytes'],
+    ['000002.txt', 'a dog on a rug'],
+    ['000001.txt', 'the first key again, after another sample'],
+  ]);
+  writeTar(path.join(dir, '00002.tar'), [
+    ['000003.jpg', 'jpeg bytes'],
+    ['000003.txt', 'a bowl of quiche'],
+  ]);
+  const result = await runPipeline({ input: dir, out: path.join(tempDir(), 'out'), stages: [{ name: 'pass', check: (p) => keep(p.caption) }] });
+  const reasons = fs
+    .readFileSync(result.files.rejects, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { url: string; reason: string });
+  assert.deepEqual(
+    reasons.map((r) => [r.url, r.reason]),
+    [['00001.tar', 'input:shard-unreadable']],
+  );
+  assert.equal(result.kept, 4, "the good tars' samples and the two read before the repeat");
+  // the command: exit 0, the reject counted in the funnel
+  const out = path.join(tempDir(), 'cli');
+  const run = spawnSync(process.execPath, [CLI, 'filter', '--preset', 'cc12m', '--in', dir, '--out', out, '--stages', 'text', '--no-nsfw'], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(fs.readFileSync(path.join(out, 'rejects.jsonl'), 'utf8').includes('"input:shard-unreadable"'));
+});
