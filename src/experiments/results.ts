@@ -223,7 +223,9 @@ export function resultsJson(results: readonly ClaimResult[]): { claims: Record<s
   };
 }
 
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** Text as Markdown shows it literally: `<PERSON>` is not an HTML tag to hide. */
+const literal = (s: string) => s.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const cell = (s: string) => literal(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The tally of one paper's claims: verdict → count, and how many decided claims go the paper's way. */
 export function tally(results: readonly ClaimResult[]): {
@@ -339,7 +341,7 @@ export function claimsProse(record: ClaimsRecord): string {
       const digits = metric === 'Kendall τ' ? 2 : 1;
       const numbers = Number.isFinite(c.decided.estimate) ? `: ${intervalText(c.decided, digits)}${metric ? ` ${metric}` : ''}` : '';
       const why = verdict === 'holds' || verdict === 'contradicted' || verdict === 'no difference' ? '' : toDecideText(c.decided, digits);
-      lines.push(`- **${verdict}**: ${c.claim}${numbers}${why ? ` (${why})` : ''}`);
+      lines.push(`- **${verdict}**: ${literal(c.claim)}${numbers}${why ? ` (${why})` : ''}`);
     }
   return lines.join('\n');
 }
