@@ -21,7 +21,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { fileURLToPath } from 'url';
-import { localFileTarget, symlinkEscape, type LocalFilePolicy } from './images';
+import { localFileRefusal, type LocalFilePolicy } from './images';
 import { releaseTemporary, removeLeftTemporaries, temporaryPath } from '../util/atomic';
 import { acquireLock } from '../util/lock';
 import { buildCocoCaptions, type CaptionedImage } from './coco';
@@ -306,13 +306,12 @@ async function writeSplitLocked(
               reject({ where: String(row.line), url: row.url, caption: row.caption, reason: 'image:bad-url: not a file URL' });
               continue;
             }
-          const target = localFileTarget(name, base, policy);
-          const refused = 'reason' in target ? target : policy === 'inside-list' ? symlinkEscape(target.file, base) : undefined;
-          if (refused) {
-            reject({ where: String(row.line), url: row.url, caption: row.caption, reason: `image:outside-list: ${refused.detail}` });
+          const target = localFileRefusal(name, base, policy);
+          if ('reason' in target) {
+            reject({ where: String(row.line), url: row.url, caption: row.caption, reason: `image:outside-list: ${target.detail}` });
             continue;
           }
-          const image = readLocalImage((target as { file: string }).file, cap);
+          const image = readLocalImage(target.file, cap);
           if (typeof image === 'string') reject({ where: String(row.line), url: row.url, caption: row.caption, reason: image });
           else accept(row.line, row.url, image, [row.caption], String(row.line));
         }
