@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import { commitTemporary, discardTemporary, temporaryPath, writeSynced } from '../util/atomic';
 import { importEsm } from '../util/esm';
 import { checkPageHeaders, PARQUET_PAGE_LIMITS, type ColumnChunkSpan, type ParquetPageLimits } from './parquet-pages';
+import { yieldToEventLoop } from '../util/event-loop';
 
 export type ParquetColumnType = 'STRING' | 'INT32' | 'INT64' | 'DOUBLE' | 'BOOLEAN';
 
@@ -63,9 +64,6 @@ interface RowGroupSpan {
   start: number;
   end: number;
 }
-
-/** Lets the event loop run (signals, timers) between batches, even when every read resolves without I/O. */
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Writes columns (all the same length) to `file` atomically. */
 export async function writeParquetFile(file: string, columns: readonly ParquetColumn[], createdBy = 'cckit'): Promise<void> {

@@ -23,6 +23,7 @@ import * as path from 'path';
 import { fileURLToPath } from 'url';
 import { localFileRefusal, type LocalFilePolicy } from './images';
 import { releaseTemporary, removeLeftTemporaries, temporaryPath } from '../util/atomic';
+import { eventLoopTurns } from '../util/event-loop';
 import { acquireLock } from '../util/lock';
 import { buildCocoCaptions, type CaptionedImage } from './coco';
 import { detectTsvLayout, isReject, readTsv, type TsvLayout } from './tsv';
@@ -286,7 +287,10 @@ async function writeSplitLocked(
       } else {
         const base = path.dirname(path.resolve(tsv));
         const policy = options.localFiles ?? 'inside-list';
+        // reading files one by one is synchronous: let signals in every few hundred rows
+        const turn = eventLoopTurns(256);
         for (const row of rows) {
+          await turn();
           const fileUrl = /^file:\/\//i.test(row.url);
           if (!fileUrl && /^[a-z][a-z0-9+.-]*:\/\//i.test(row.url)) {
             reject({

@@ -10,6 +10,7 @@ import * as path from 'path';
 import { ParquetFile } from '../data/parquet';
 import { isReject, MAX_LINE_LENGTH, overlongReason, readLineBatches, readTsvBatches, type TsvLayout } from '../data/tsv';
 import { InputError } from '../util/json';
+import { yieldToEventLoop } from '../util/event-loop';
 
 export type InputFormat = 'tsv' | 'csv' | 'jsonl' | 'parquet';
 export const INPUT_FORMATS: readonly InputFormat[] = ['tsv', 'csv', 'jsonl', 'parquet'];
@@ -255,9 +256,6 @@ export function readInputRows(file: string, options: ReadInputOptions = {}): Asy
   if (format === 'parquet') return parquetRows(file, options);
   return tsvRows(file, options);
 }
-
-/** Lets the event loop run (signals, timers), even where every read resolves without I/O. */
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The list cut into shards: shard `s` holds input rows s·n … s·n + n − 1. The event loop runs between
