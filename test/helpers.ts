@@ -70,3 +70,9 @@ export async function serveWorldWeb(name: string, options: { hostile: boolean })
     },
   };
 }
+
+/**
+ * The step scale the notebook tests run every notebook at (`CCKIT_NOTEBOOK_STEP_SCALE`; test/notebooks.test.ts and
+ * test/vscode.test.ts share it, so the second reuses the first's runs): a quarter of every training stage's steps.
+ */
+export const NOTEBOOK_STEP_SCALE = process.env.CCKIT_NOTEBOOK_STEP_SCALE ?? '0.25';

@@ -4,8 +4,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { RECIPES } from '../src/experiments/recipe';
-import { notebookPreset, notebookSeeds, recipeWithOverrides, resultRowLines, seedSummaryLine, setup, statusLine } from '../src/notebook/setup';
+import { RECIPES, recipeAtStepScale, trainConfigFor } from '../src/experiments/recipe';
+import {
+  notebookPreset,
+  notebookSeeds,
+  notebookStepScale,
+  recipeWithOverrides,
+  resultRowLines,
+  seedSummaryLine,
+  setup,
+  statusLine,
+} from '../src/notebook/setup';
 
 test('recipeWithOverrides replaces one field of a section and keeps the rest of the preset', () => {
   const r = recipeWithOverrides(RECIPES.tiny, { finetune: { lr: 1e-4 }, zeroShot: false });
@@ -35,10 +44,44 @@ test('notebookPreset: the environment overrides the notebook (the suite runs a s
   assert.throws(() => notebookPreset('huge' as never, undefined), /unknown preset "huge"/);
 });
 
+test('recipeAtStepScale: every stage a fraction of its steps with as many checkpoints; 1 is the recipe itself; a bad value names itself', () => {
+  assert.equal(recipeAtStepScale(RECIPES.tiny, 1), RECIPES.tiny);
+  const r = recipeAtStepScale(RECIPES.tiny, 0.25);
+  assert.equal(r.pretrain.steps, 375);
+  assert.equal(r.pretrain.warmup, 25);
+  assert.equal(r.finetune.steps, 63);
+  assert.equal(r.finetune.select?.every, 6);
+  assert.equal(r.val.every, 25);
+  assert.equal(r.retrieval.pretrain.steps, 100);
+  assert.equal(r.narratives.pretrainSteps, 375);
+  assert.equal(r.narratives.captioning.steps, 38);
+  assert.equal(r.captioners.stage.steps, 100);
+  assert.equal(r.captioners.stage.warmup, 0, 'no warm-up stays none');
+  assert.equal(r.captioners.stage.select?.every, 13);
+  // a pre-training run keeps its four checkpoints
+  const inputs = { cocoVal: 'val.json', imageRoot: undefined };
+  const full = trainConfigFor(RECIPES.tiny, RECIPES.tiny.pretrain, { name: 'p', train: [] }, inputs);
+  const scaled = trainConfigFor(r, r.pretrain, { name: 'p', train: [] }, inputs);
+  assert.equal(full.steps! / full.checkpointEvery!, 4);
+  assert.equal(Math.round(scaled.steps! / scaled.checkpointEvery!), 4);
+  // everything else is the preset's
+  assert.equal(r.finetune.lr, RECIPES.tiny.finetune.lr);
+  assert.equal(r.pretrain.batchSize, RECIPES.tiny.pretrain.batchSize);
+  assert.deepEqual(r.rows, RECIPES.tiny.rows);
+  assert.equal(RECIPES.tiny.pretrain.steps, 1500, 'the preset is not changed');
+  for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => recipeAtStepScale(RECIPES.tiny, bad), /step scale/);
+  assert.equal(notebookStepScale(1, undefined), 1);
+  assert.equal(notebookStepScale(1, '0.25'), 0.25);
+  assert.throws(() => notebookStepScale(1, 'fast'), /CCKIT_NOTEBOOK_STEP_SCALE.*"fast"/);
+  assert.throws(() => notebookStepScale(1, '2'), /CCKIT_NOTEBOOK_STEP_SCALE/);
+});
+
 test('setup: folders under the root, real data switches the recipe and the backbone, status lines are logged', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-setup-'));
   const saved = process.env.CCKIT_NOTEBOOK_SEEDS;
+  const savedScale = process.env.CCKIT_NOTEBOOK_STEP_SCALE;
   delete process.env.CCKIT_NOTEBOOK_SEEDS;
+  delete process.env.CCKIT_NOTEBOOK_STEP_SCALE;
   try {
     const nb = await setup({ preset: 'tiny', seeds: [0, 2], root, quiet: true, overrides: { pretrain: { steps: 10 } } });
     assert.deepEqual(nb.seeds, [0, 2]);
@@ -70,6 +113,7 @@ test('setup: folders under the root, real data switches the recipe and the backb
     await assert.rejects(setup({ preset: 'huge' as never, root, quiet: true }), /unknown preset "huge"/);
   } finally {
     if (saved !== undefined) process.env.CCKIT_NOTEBOOK_SEEDS = saved;
+    if (savedScale !== undefined) process.env.CCKIT_NOTEBOOK_STEP_SCALE = savedScale;
     fs.rmSync(root, { recursive: true, force: true });
   }
 });

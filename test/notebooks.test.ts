@@ -21,16 +21,21 @@ import { test } from 'node:test';
 import { PACKAGE_ROOT } from '../src/paths';
 import { CLAIMS } from '../src/experiments/claims-registry';
 
+import { NOTEBOOK_STEP_SCALE } from './helpers';
+
 const PYTHON = '/usr/bin/python3';
 const BIN = path.join(PACKAGE_ROOT, 'node_modules', '.bin');
-// One seed at tiny: the suite checks that the notebooks run and show what they are for; the committed outputs hold the
-// seeds' (and notebook 10's small preset's) results (CCKIT_NOTEBOOK_SEEDS and _PRESET, read by the setup cells).
+// One seed at tiny, every training stage a quarter of its steps: the suite checks that the notebooks run and show what
+// they are for; the committed outputs hold the seeds' (and notebook 10's small preset's) results at the full recipe
+// (CCKIT_NOTEBOOK_SEEDS, _PRESET and _STEP_SCALE, read by the setup cells; test/vscode.test.ts uses the same, so it
+// reuses these runs). CCKIT_NOTEBOOK_STEP_SCALE=1 runs the recipe's own steps.
 const env = {
   ...process.env,
   PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ''}`,
   PYDEVD_DISABLE_FILE_VALIDATION: '1',
   CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0',
   CCKIT_NOTEBOOK_PRESET: process.env.CCKIT_NOTEBOOK_PRESET ?? 'tiny',
+  CCKIT_NOTEBOOK_STEP_SCALE: NOTEBOOK_STEP_SCALE,
 };
 const PLOTLY = 'application/vnd.plotly.v1+json';
 const CAPTIONS = 'application/vnd.cckit.captions+json';
@@ -155,6 +160,8 @@ async function run(t: { skip(reason: string): void; after(fn: () => void): void 
     .join('');
   // The setup cell states the preset and the backend.
   assert.match(printed, /^preset: tiny \(embedded world, seeds? 0\)\nbackend: tfjs \w+/m, `${name}: states the preset and the backend`);
+  if (Number(NOTEBOOK_STEP_SCALE) !== 1)
+    assert.ok(printed.includes(`steps: × ${Number(NOTEBOOK_STEP_SCALE)} of the preset's`), `${name}: says its steps are scaled (not results)`);
   return { outputs, withMime, tables, printed };
 }
 

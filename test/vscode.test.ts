@@ -27,6 +27,7 @@ import * as path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/paths';
+import { NOTEBOOK_STEP_SCALE } from './helpers';
 import {
   TRAP_MARKER,
   boobyTrappedWorkspace,
@@ -355,8 +356,8 @@ async function withVsCode(
 
 test('the extension in a real VS Code: notebook cells on the cckit kernel, plotly, caption grid, sidebar', { timeout: 15 * 60_000 }, async (t) => {
   const started = Date.now();
-  // one seed, as test/notebooks.test.ts runs them (the runs it left are reused)
-  const env = () => ({ CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0' });
+  // one seed at the step scale test/notebooks.test.ts runs them with (the runs it left are reused)
+  const env = () => ({ CCKIT_NOTEBOOK_SEEDS: process.env.CCKIT_NOTEBOOK_SEEDS ?? '0', CCKIT_NOTEBOOK_STEP_SCALE: NOTEBOOK_STEP_SCALE });
   await withVsCode(t, { tag: '', folder: () => PACKAGE_ROOT, env }, async ({ page, traceFile, activated }) => {
     assert.equal(activated.trusted, true);
 

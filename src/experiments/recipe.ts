@@ -362,6 +362,41 @@ export const RECIPES: Record<'tiny' | 'small', Recipe> = {
   },
 };
 
+/** `steps` × `scale`, rounded, at least 1 (0 stays 0: no warm-up stays none). */
+const scaledSteps = (steps: number, scale: number): number => (steps === 0 ? 0 : Math.max(1, Math.round(steps * scale)));
+
+function scaledStage<S extends Partial<StageRecipe>>(stage: S, scale: number): S {
+  const out: S = { ...stage };
+  if (stage.steps !== undefined) out.steps = scaledSteps(stage.steps, scale);
+  if (stage.warmup !== undefined) out.warmup = scaledSteps(stage.warmup, scale);
+  if (stage.checkpoints) out.checkpoints = { ...stage.checkpoints, minEvery: scaledSteps(stage.checkpoints.minEvery, scale) };
+  if (stage.select) out.select = { ...stage.select, every: scaledSteps(stage.select.every, scale) };
+  return out;
+}
+
+/**
+ * `recipe` with every training stage's length × `scale` (steps, warm-up, checkpoint and validation intervals, so a
+ * run keeps its number of checkpoints), everything else as it is: a check that a notebook or table runs end to end
+ * in a fraction of its time (the test suite's `CCKIT_NOTEBOOK_STEP_SCALE`), never a result to report.
+ */
+export function recipeAtStepScale(recipe: Recipe, scale: number): Recipe {
+  if (!(scale > 0 && scale <= 1)) throw new Error(`step scale: expected a number in (0, 1], got ${scale}`);
+  if (scale === 1) return recipe;
+  return {
+    ...recipe,
+    pretrain: scaledStage(recipe.pretrain, scale),
+    finetune: scaledStage(recipe.finetune, scale),
+    val: { ...recipe.val, every: scaledSteps(recipe.val.every, scale) },
+    retrieval: { ...recipe.retrieval, pretrain: scaledStage(recipe.retrieval.pretrain, scale), finetune: scaledStage(recipe.retrieval.finetune, scale) },
+    narratives: {
+      ...recipe.narratives,
+      pretrainSteps: scaledSteps(recipe.narratives.pretrainSteps, scale),
+      captioning: scaledStage(recipe.narratives.captioning, scale),
+    },
+    captioners: { ...recipe.captioners, stage: scaledStage(recipe.captioners.stage, scale) },
+  };
+}
+
 /** What one run of a stage trains on: its name, data, validation and start. */
 export interface StageRun {
   /** Run name (prefix of its id). */

@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { RECIPES, type Inputs, type Recipe } from '../experiments/recipe';
+import { RECIPES, recipeAtStepScale, type Inputs, type Recipe } from '../experiments/recipe';
 import type { ExperimentOptions } from '../experiments/options';
 import type { ResultRow } from '../experiments/runner';
 import { readRunInfo } from '../runs/layout';
@@ -36,6 +36,11 @@ export interface SetupOptions {
   real?: Inputs | null;
   /** Seeds to run (default `[0]`); `CCKIT_NOTEBOOK_SEEDS=0,1` overrides them (the test suite keeps one). */
   seeds?: number[];
+  /**
+   * Every training stage's length × this (default 1: the preset's); `CCKIT_NOTEBOOK_STEP_SCALE=0.25` sets it (the
+   * test suite's check that every notebook runs and shows what it is for, in a fraction of the time; never a result).
+   */
+  stepScale?: number;
   /** Ablation values on the preset's recipe, e.g. `{ finetune: { lr: 1e-4 } }`. */
   overrides?: RecipeOverrides;
   /** Repository root holding `runs/` and `.cckit-cache/` (default: this package's). */
@@ -97,6 +102,14 @@ export function notebookSeeds(fallback: number[], env: string | undefined = proc
   const seeds = env.split(',').map((s) => Number(s.trim()));
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error(`CCKIT_NOTEBOOK_SEEDS: expected comma-separated seeds, got "${env}"`);
   return seeds;
+}
+
+/** The step scale from `CCKIT_NOTEBOOK_STEP_SCALE` ("0.25"), else the notebook's own (1: the preset's steps). */
+export function notebookStepScale(fallback: number, env: string | undefined = process.env.CCKIT_NOTEBOOK_STEP_SCALE): number {
+  if (!env) return fallback;
+  const scale = Number(env);
+  if (!(scale > 0 && scale <= 1)) throw new Error(`CCKIT_NOTEBOOK_STEP_SCALE: expected a number in (0, 1], got "${env}"`);
+  return scale;
 }
 
 /** The preset from `CCKIT_NOTEBOOK_PRESET` ("tiny"), else the notebook's own. */
@@ -178,7 +191,8 @@ const resultRowsOf = (result: unknown): RunRow[] | undefined => {
 export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> {
   const preset = notebookPreset(options.preset ?? 'tiny');
   const real = options.real ?? null;
-  const recipe = recipeWithOverrides({ ...RECIPES[preset], ...(real ? { data: real } : {}) }, options.overrides);
+  const stepScale = notebookStepScale(options.stepScale ?? 1);
+  const recipe = recipeAtStepScale(recipeWithOverrides({ ...RECIPES[preset], ...(real ? { data: real } : {}) }, options.overrides), stepScale);
   const seeds = notebookSeeds(options.seeds ?? [0]);
   const root = options.root ?? PACKAGE_ROOT;
   const runsRoot = path.join(root, 'runs');
@@ -189,6 +203,8 @@ export async function setup(options: SetupOptions = {}): Promise<NotebookSetup> 
   if (!options.quiet) {
     console.log(`preset: ${preset} (${real ? 'real data' : `embedded world, seed${seeds.length > 1 ? 's' : ''} ${seeds.join(', ')}`})`);
     console.log(`backend: tfjs ${backend.name} ${backend.version}, ${backend.threads} thread(s); Node ${process.version}, ${os.cpus().length} CPU(s)`);
+    if (stepScale !== 1)
+      console.log(`steps: × ${stepScale} of the preset's in every training stage (a check that the notebook runs; its numbers are not results)`);
   }
   const recipeFor = (seed: number): Recipe => ({ ...recipe, seed });
   let since = new Date();
