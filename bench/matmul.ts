@@ -43,7 +43,7 @@ function gflops(m: number, k: number, n: number, transposeA: boolean, transposeB
   return (2 * m * k * n) / (median(times) * 1e6);
 }
 
-/** The forward matrix products of one training step (bench/train.ts's batch and forwardFlops), with how often each occurs. */
+/** The forward matrix products of one training step (bench/train.ts's batch; src/models/transformer.ts's captionerStepFlops), with how often each occurs. */
 function stepProducts(size: TransformerSize): { m: number; k: number; n: number; batch: number; count: number; what: string }[] {
   const { dModel: d, ffn: f, heads, encoderLayers, decoderLayers } = TRANSFORMER_SIZES[size];
   const [B, T, S, V, Dv, G] = [32, 20, 17, 2000, 128, 5];

@@ -29,6 +29,7 @@ import { EncoderInput } from '../src/models/types';
 import { TRANSFORMER_SIZES, TransformerSize } from '../src/models/transformer';
 import { BACKEND_ENV_VAR, initBackend, loadTf } from '../src/tf/backend';
 import { loadOpenBlasComparison, NativeAddon, nativeKernelsInfo, useNativeKernels } from '../src/tf/native-kernels';
+import { captionerStepFlops } from '../src/models/transformer';
 import { createModel, ModelDims } from '../src/train/models';
 import { Optimizer } from '../src/train/optimizers';
 import { localGradients, Replicas, StepGradients } from '../src/train/parallel';
@@ -50,27 +51,9 @@ interface Shape {
   ffn: number;
 }
 
-/**
- * Forward matmul FLOPs of one step on the benchmark batch (B rows, T decoder tokens, S encoder
- * positions, width d, FFN width f, vocabulary V); the step is 3× this.
- */
-export function forwardFlops(s: Shape, B = BATCH, T = TOKENS, S = POSITIONS, V = VOCAB, Dv = VISUAL_DIM, G = GEOMETRY_DIM): number {
-  const d = s.dModel;
-  const f = s.ffn;
-  const mm = (m: number, k: number, n: number): number => 2 * m * k * n;
-  const input = mm(B * S, Dv, d) + mm(B * S, G, d);
-  // self-attention over L positions of rows attending to L keys: QKV, scores, probs·V, output
-  const selfAttn = (L: number): number => mm(B * L, d, 3 * d) + 2 * mm(B * L, d, L) + mm(B * L, d, d);
-  const crossAttn = mm(B * T, d, d) + mm(B * S, d, 2 * d) + 2 * mm(B * T, d, S) + mm(B * T, d, d);
-  const ffnOf = (L: number): number => mm(B * L, d, f) + mm(B * L, f, d);
-  const encoder = s.encoderLayers * (selfAttn(S) + ffnOf(S));
-  const decoder = s.decoderLayers * (selfAttn(T) + crossAttn + ffnOf(T));
-  const output = mm(B * T, d, V);
-  return input + encoder + decoder + output;
-}
-
+/** Matrix-product FLOPs of one step on the benchmark batch (the library's count, forward and backward). */
 export function stepFlops(s: Shape): number {
-  return 3 * forwardFlops(s);
+  return captionerStepFlops(s, { batch: BATCH, tokens: TOKENS, positions: POSITIONS, vocab: VOCAB, visualDim: VISUAL_DIM, geometryDim: GEOMETRY_DIM });
 }
 
 function median(xs: number[]): number {

@@ -1,4 +1,7 @@
 /** `cckit table <paper>/<table>`: any table of either paper from the command line, over one or more seeds. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import type { Command } from 'commander';
 
 import { claimsSummary } from '../experiments/claims';
@@ -6,6 +9,9 @@ import { RECIPES, withSetting, type Recipe } from '../experiments/recipe';
 import { formatRows } from '../experiments/report';
 import { overSeeds } from '../experiments/seeds';
 import { TABLES, tableClaims, tableJson, tableNamed } from '../experiments/tables';
+import { profileMarkdown, readProfile, summariseProfile } from '../report/profile';
+import { denseProductGflops } from '../tf/dense-rate';
+import { PROFILE_ENV, profiled, startCoreSampler } from '../util/profile';
 import { terminalProgress } from '../util/progress';
 import { parseChoice, parseWholeNumber } from './options';
 
@@ -18,6 +24,7 @@ export interface TableFlags {
   set?: string[];
   force: boolean;
   json: boolean;
+  profile?: string;
 }
 
 export function registerTableCommand(program: Command): void {
@@ -34,6 +41,10 @@ export function registerTableCommand(program: Command): void {
     .option('--set <key=value>', 'change one recipe value, e.g. finetune.lr=1e-4 or ablations.maskingRates=[0.1,0.3] (repeatable)', collect)
     .option('--force', 'retrain every run', false)
     .option('--json', "print rows, claims and each seed's result as JSON", false)
+    .option(
+      '--profile <file>',
+      "record where the time goes (every stage's wall and CPU time, each training run's rate, cores in use each second) as JSON lines in <file>; print the summary and write it to <file>.md",
+    )
     .addHelpText(
       'after',
       `\nTables:\n${names.join('\n')}\n\nThe recipe's values are src/experiments/recipe.ts's presets; cckit table3 is cckit table cc12m/table3.`,
@@ -83,13 +94,41 @@ export async function runTableCommand(name: string, flags: TableFlags): Promise<
     process.stderr.write(line + '\n');
   };
   const started = Date.now();
+  const stopProfile = flags.profile ? startProfile(flags.profile) : undefined;
   const options = { runsRoot: flags.runs, cacheDir: flags.cache, force: flags.force, say, progress };
   const perSeed = await overSeeds(seeds, (seed) => table.run({ ...recipe, seed }, options), seeds.length > 1 ? say : undefined);
   progress.stop();
   if (flags.json) {
     console.log(JSON.stringify(tableJson(table, recipe, seeds, perSeed), null, 1));
+    stopProfile?.();
     return;
   }
+  await profiled('report', table.name, async () => printTable(table, recipe, seeds, perSeed));
+  console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s; runs in ${flags.runs}/ (open them in the VS Code sidebar)`);
+  stopProfile?.();
+}
+
+/**
+ * Starts recording into `file` (emptied first; worker threads started from now on append to it too) and returns
+ * the function that stops, prints the summary and writes it to `<file>.md`.
+ */
+function startProfile(file: string): () => void {
+  const target = path.resolve(file);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, '');
+  process.env[PROFILE_ENV] = target;
+  const stopSampler = startCoreSampler();
+  return () => {
+    stopSampler();
+    delete process.env[PROFILE_ENV];
+    const summary = summariseProfile(readProfile(target), { cores: os.cpus().length, denseGflops: denseProductGflops() });
+    const markdown = profileMarkdown(summary);
+    fs.writeFileSync(`${target}.md`, markdown + '\n');
+    console.log(`\nprofile (${file}, summary in ${file}.md):\n\n${markdown}`);
+  };
+}
+
+function printTable(table: ReturnType<typeof tableNamed>, recipe: Recipe, seeds: number[], perSeed: unknown[]): void {
   const over = seeds.length > 1 ? `seeds ${seeds.join(', ')} (mean ± std)` : `seed ${seeds[0]}`;
   console.log(`\n${table.name} — ${table.title}\n${recipe.preset} preset, ${over}`);
   for (const [part, rows] of Object.entries(table.tables(perSeed))) {
@@ -105,5 +144,4 @@ export async function runTableCommand(name: string, flags: TableFlags): Promise<
         seeds.length,
       ),
     );
-  console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s; runs in ${flags.runs}/ (open them in the VS Code sidebar)`);
 }

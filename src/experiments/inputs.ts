@@ -18,6 +18,7 @@ import { readJsonFile } from '../util/json';
 import { writeJsonAtomic } from '../util/atomic';
 import type { ExperimentOptions } from './options';
 import type { Inputs, WorldSpec } from './recipe';
+import { profiled } from '../util/profile';
 
 /** The folder a world is built in (`<cacheDir>/world-<preset>-seed<seed>`). */
 export function worldRoot(spec: Pick<WorldSpec, 'preset' | 'seed'>, cacheDir = '.cckit-cache'): string {
@@ -50,7 +51,7 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
   }
   if (!fs.existsSync(manifest)) {
     say(`building the ${recipe.preset} world (seed ${recipe.seed}) in ${root}`);
-    await buildWorld({ out: root, preset: recipe.preset, seed: recipe.seed });
+    await profiled('world', `${recipe.preset} seed ${recipe.seed}`, () => buildWorld({ out: root, preset: recipe.preset, seed: recipe.seed }));
   }
   const pools = {} as Record<'cc3m' | 'cc12m', string>;
   // The two pipelines run side by side (one core each) rather than one after the other on both.
@@ -61,22 +62,24 @@ export async function prepareWorldInputs(recipe: WorldSpec, options: ExperimentO
       pools[preset] = path.join(out, 'kept.tsv');
       if (filterOutputState(out).done) return;
       say(`filtering the web pool with the ${preset} pipeline${recipe.filters.nsfw ? '' : ' (pornography detector off)'}`);
-      await filterPool({
-        preset,
-        input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
-        out,
-        nsfw: recipe.filters.nsfw,
-        catalog: worldCatalog(),
-        // the world's words are its own: counted over the pool, threshold scaled (docs/filters.md)
-        vocabulary: 'input',
-        workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
-        progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
-      });
+      await profiled('filter', `${preset} pipeline`, () =>
+        filterPool({
+          preset,
+          input: path.join(root, 'web', preset === 'cc3m' ? 'cc3m.tsv' : 'cc12m.tsv'),
+          out,
+          nsfw: recipe.filters.nsfw,
+          catalog: worldCatalog(),
+          // the world's words are its own: counted over the pool, threshold scaled (docs/filters.md)
+          vocabulary: 'input',
+          workers: Math.max(1, Math.floor(recipe.filters.workers / both.length)),
+          progress: options.progress ? (task, done, total) => options.progress!(`${preset} ${task}`, done, total) : undefined,
+        }),
+      );
     }),
   );
   // CC12M was built disjoint from CC3M (CC12M §3; its README: ~63K of 12.4M URLs shared): the CC12M-like pool is
   // the relaxed pipeline's pairs minus the strict pipeline's images, and "both" is their union.
-  pools.cc12m = await withoutStrictImages(pools.cc3m, pools.cc12m, say);
+  pools.cc12m = await profiled('filter', 'cc12m minus cc3m images', () => withoutStrictImages(pools.cc3m, pools.cc12m, say));
   return {
     pools,
     cocoTrain: path.join(root, 'coco', 'captions_train.json'),

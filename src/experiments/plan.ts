@@ -23,6 +23,7 @@ import { train, type TrainConfig, type TrainedRun } from '../train/trainer';
 import type { VisualProvider } from '../train/visual';
 import { canonicalJson } from '../runs/run';
 import { writeJsonAtomic } from '../util/atomic';
+import { profiled } from '../util/profile';
 import { readJsonFile } from '../util/json';
 import type { WorkerPort } from '../util/workers';
 import { captionSplitOnce, selectCheckpoint } from './evaluate';
@@ -152,9 +153,15 @@ export function readSplitImages(source: SplitImages): EvalImage[] {
 
 /** Runs a plan: features once here, then the rows `options.concurrency` (default 2) at a time; outcomes in the rows' order. */
 export async function runPlan(plan: Plan, options: ExperimentOptions): Promise<RowOutcome[]> {
-  const prepared = await visualFromSpec(plan.prepare.spec, { progress: options.progress });
-  options.say?.(`visual features (${plan.prepare.spec.backbone}, ${plan.prepare.spec.mode}) for ${plan.prepare.keys.length} images`);
-  await prepared.prepare(plan.prepare.keys);
+  const spec = plan.prepare.spec;
+  const prepared = await profiled('backbone', spec.backbone, () => visualFromSpec(spec, { progress: options.progress }));
+  options.say?.(`visual features (${spec.backbone}, ${spec.mode}) for ${plan.prepare.keys.length} images`);
+  await profiled(
+    'features',
+    `${spec.backbone} ${spec.mode}`,
+    () => prepared.prepare(plan.prepare.keys),
+    () => ({ images: plan.prepare.keys.length }),
+  );
   const providers = new Map<string, Promise<VisualProvider>>([[canonicalJson(plan.prepare.spec), Promise.resolve(prepared)]]);
   const visualOf = (spec: FeatureSpec) => {
     const key = canonicalJson(spec);
@@ -203,7 +210,15 @@ export async function runPlanRow(row: PlanRow, visual: VisualProvider, options: 
       const config = fromPrevious(planned, previous);
       const trained = await trainWithReports(config, visual, options);
       const run: StageRun = { id: trained.id, dir: trained.dir, stepsRun: trained.stepsRun, vocabSize: trained.vocab.size };
-      const choice = stage.select ? await chooseCheckpoint(trained, config, stage.select, visual, options) : undefined;
+      const select = stage.select;
+      const choice = select
+        ? await profiled(
+            'select',
+            config.name ?? trained.id,
+            () => chooseCheckpoint(trained, config, select, visual, options),
+            (c) => ({ checkpoints: c.candidates.length }),
+          )
+        : undefined;
       if (choice) options.say?.(`${config.name}: checkpoint of step ${choice.step} of ${config.steps} chosen (CIDEr ${choice.value.toFixed(1)})`);
       const alternative = { config, run, step: choice?.step ?? NaN, value: choice?.value ?? NaN, candidates: choice?.candidates ?? [], dir: choice?.dir };
       alternatives.push(alternative);
@@ -213,9 +228,17 @@ export async function runPlanRow(row: PlanRow, visual: VisualProvider, options: 
     const evaluations: Record<string, EvaluationOutcome> = {};
     if (!best) throw new Error(`${row.label}: a stage without a config`);
     for (const evaluation of stage.evaluations ?? [])
-      evaluations[evaluation.split] = await evaluate(best.run.dir, best.config, evaluation, visual, options, best.dir);
+      evaluations[evaluation.split] = await profiled(
+        'caption',
+        `${best.config.name ?? best.run.id} ${evaluation.split}`,
+        () => evaluate(best.run.dir, best.config, evaluation, visual, options, best.dir),
+        (e) => ({ fresh: e.fresh ? 1 : 0 }),
+      );
     const retrievals: StageOutcome['retrievals'] = {};
-    for (const retrieval of stage.retrievals ?? []) retrievals[retrieval.split] = await scoreRetrieval(best.run, retrieval, visual, options);
+    for (const retrieval of stage.retrievals ?? [])
+      retrievals[retrieval.split] = await profiled('retrieval', `${best.run.id} ${retrieval.split}`, () =>
+        scoreRetrieval(best.run, retrieval, visual, options),
+      );
     stages.push({
       config: best.config,
       run: best.run,
@@ -269,14 +292,21 @@ function fromPrevious(config: TrainConfig, previous: string | undefined): TrainC
  */
 export function trainWithReports(cfg: TrainConfig, visual: VisualProvider, options: ExperimentOptions): Promise<TrainedRun> {
   options.say?.(`training ${cfg.name} (${cfg.steps} steps)`);
-  return train(cfg, {
-    runsRoot: options.runsRoot ?? 'runs',
-    visual,
-    force: options.force,
-    logger: options.say,
-    onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
-    progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
-  });
+  const measure = (run: TrainedRun) => ({ steps: run.stepsRun, ...(run.matmulFlops !== undefined ? { matmulFlops: run.matmulFlops } : {}) });
+  return profiled(
+    'train',
+    cfg.name ?? 'run',
+    () =>
+      train(cfg, {
+        runsRoot: options.runsRoot ?? 'runs',
+        visual,
+        force: options.force,
+        logger: options.say,
+        onLog: options.onLog ? (line) => options.onLog!(cfg.name!, line) : undefined,
+        progress: options.progress ? (done, total) => options.progress!(cfg.name!, done, total) : undefined,
+      }),
+    measure,
+  );
 }
 
 /** The chosen checkpoint of a trained run (see `PlanSelection`). */

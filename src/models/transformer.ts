@@ -57,6 +57,37 @@ export const TRANSFORMER_SIZES = {
 } as const;
 export type TransformerSize = keyof typeof TRANSFORMER_SIZES;
 
+/** The shapes one captioning step's products run on: B captions of T tokens, S encoder positions, V words. */
+export interface CaptionStepShape {
+  batch: number;
+  tokens: number;
+  positions: number;
+  vocab: number;
+  visualDim: number;
+  geometryDim: number;
+}
+
+/**
+ * Matrix-product FLOPs of one training step of the transformer captioner's IC path (forward 2·m·k·n per product,
+ * backward twice that): input projections, encoder self-attention and FFN over S positions, decoder self- and
+ * cross-attention and FFN over T tokens, the vocabulary projection. Element-wise work (softmax, layer norm, Adam)
+ * is not counted, nor other objectives' heads.
+ */
+export function captionerStepFlops(size: Pick<TransformerConfig, 'encoderLayers' | 'decoderLayers' | 'dModel' | 'ffn'>, shape: CaptionStepShape): number {
+  const { batch: B, tokens: T, positions: S, vocab: V } = shape;
+  const d = size.dModel;
+  const f = size.ffn;
+  const mm = (m: number, k: number, n: number): number => 2 * m * k * n;
+  const input = mm(B * S, shape.visualDim, d) + mm(B * S, shape.geometryDim, d);
+  // self-attention over L positions: QKV, scores, probabilities · V, output
+  const selfAttention = (L: number): number => mm(B * L, d, 3 * d) + 2 * mm(B * L, d, L) + mm(B * L, d, d);
+  const crossAttention = mm(B * T, d, d) + mm(B * S, d, 2 * d) + 2 * mm(B * T, d, S) + mm(B * T, d, d);
+  const ffn = (L: number): number => mm(B * L, d, f) + mm(B * L, f, d);
+  const forward =
+    input + size.encoderLayers * (selfAttention(S) + ffn(S)) + size.decoderLayers * (selfAttention(T) + crossAttention + ffn(T)) + mm(B * T, d, V);
+  return 3 * forward;
+}
+
 export const DEFAULT_TRANSFORMER: Omit<TransformerConfig, 'vocabSize' | 'visualDim'> = {
   ...TRANSFORMER_SIZES.tiny,
   geometryDim: 0,

@@ -19,7 +19,9 @@ import type * as TF from '@tensorflow/tfjs';
 
 import { captionImages, DECODE_PRESETS, type ImageBatch } from '../decode';
 import { evaluate } from '../metrics/evaluate';
+import { captionerStepFlops, type TransformerConfig } from '../models/transformer';
 import { CaptionModel } from '../models/types';
+import { profiled } from '../util/profile';
 import { listRuns, LogLine, RunInfo } from '../runs/layout';
 import { Run, runId } from '../runs/run';
 import { Vocabulary, VocabularyJson } from '../text/vocab';
@@ -106,6 +108,8 @@ export interface TrainedRun {
   vocab: Vocabulary;
   /** Training steps done in this call (0 when a finished run was reused). */
   stepsRun: number;
+  /** Matrix-product FLOPs of those steps (a transformer captioner's IC path, `captionerStepFlops`); absent for other models. */
+  matmulFlops?: number;
 }
 
 interface TrainState {
@@ -266,11 +270,19 @@ async function trainOpened(
   let windowStart = Date.now();
   let windowSamples = 0;
   const stepsAtStart = step;
+  // the transformer captioner's products are counted from each batch's shapes (for the profile's rates)
+  const transformerSize = config.model.kind === 'transformer' && captioner && model.config ? (model.config as TransformerConfig) : undefined;
+  let matmulFlops = 0;
 
   if (config.val && !captioner) log(`cckit: run ${id}: a ${config.model.kind} model does not caption; no validation`);
   const validate = async (atStep: number): Promise<void> => {
     if (!config.val || valImages.length === 0 || !captioner) return;
-    const scores = await validationScores(captioner, vocab, options.visual, valImages, config.val.maxLen ?? 20);
+    const scores = await profiled(
+      'validate',
+      `${config.name ?? id} step ${atStep}`,
+      () => validationScores(captioner, vocab, options.visual, valImages, config.val!.maxLen ?? 20),
+      () => ({ images: valImages.length }),
+    );
     const line = run.log({ step: atStep, val: scores, split: path.basename(config.val.path, '.json') });
     options.onLog?.(line);
   };
@@ -313,6 +325,7 @@ async function trainOpened(
       if (separateHead) matching.setDropoutStep(step);
       const stepRandom = seededRandom(mixSeed(config.seed, 0x57e9, step));
       const tensors = batchTensors(batch, vocab, options.visual, settings, stepRandom);
+      if (transformerSize) matmulFlops += captionerStepFlops(transformerSize, stepShape(tensors, vocab.size, options.visual.visualDim));
       const { losses, grads: gradMap } = replicas ? await replicas.gradients(step, tensors) : localGradients(variables, (parts) => lossOf(tensors, parts));
       if (config.clipNorm) clipByGlobalNorm(gradMap, config.clipNorm);
       optimizer.apply(gradMap, lr);
@@ -351,7 +364,14 @@ async function trainOpened(
   if (separateHead) matching.dispose();
   model.dispose();
   run.update({ status: 'done' });
-  return { dir: run.dir, id, info: run.info, vocab, stepsRun: step - stepsAtStart };
+  return { dir: run.dir, id, info: run.info, vocab, stepsRun: step - stepsAtStart, ...(transformerSize ? { matmulFlops } : {}) };
+}
+
+/** The shapes of one batch's products: B captions of T tokens, the encoder's positions (visual, tags, text). */
+function stepShape(t: BatchTensors, vocab: number, visualDim: number): Parameters<typeof captionerStepFlops>[1] {
+  const [batch, tokens] = t.tokensIn.shape;
+  const positions = t.input.visual.shape[1] + (t.input.tags?.shape[1] ?? 0) + (t.input.text?.shape[1] ?? 0);
+  return { batch, tokens, positions, vocab, visualDim, geometryDim: t.input.geometry?.shape[2] ?? 0 };
 }
 
 /**
