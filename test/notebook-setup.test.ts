@@ -44,20 +44,20 @@ test('notebookPreset: the environment overrides the notebook (the suite runs a s
   assert.throws(() => notebookPreset('huge' as never, undefined), /unknown preset "huge"/);
 });
 
-test('recipeAtStepScale: every stage a fraction of its steps with as many checkpoints; 1 is the recipe itself; a bad value names itself', () => {
+test('recipeAtStepScale: every stage a fraction of its steps, checkpoints chosen at the recipe’s interval; 1 is the recipe itself; a bad value names itself', () => {
   assert.equal(recipeAtStepScale(RECIPES.tiny, 1), RECIPES.tiny);
   const r = recipeAtStepScale(RECIPES.tiny, 0.25);
   assert.equal(r.pretrain.steps, 375);
   assert.equal(r.pretrain.warmup, 25);
   assert.equal(r.finetune.steps, 63);
-  assert.equal(r.finetune.select?.every, 6);
-  assert.equal(r.val.every, 25);
+  assert.equal(r.finetune.select?.every, 25, 'checkpoints captioned every 25 steps, as the recipe does: 3 of them');
+  assert.equal(r.val.every, 100);
   assert.equal(r.retrieval.pretrain.steps, 100);
   assert.equal(r.narratives.pretrainSteps, 375);
   assert.equal(r.narratives.captioning.steps, 38);
   assert.equal(r.captioners.stage.steps, 100);
   assert.equal(r.captioners.stage.warmup, 0, 'no warm-up stays none');
-  assert.equal(r.captioners.stage.select?.every, 13);
+  assert.equal(r.captioners.stage.select?.every, 50);
   // a pre-training run keeps its four checkpoints
   const inputs = { cocoVal: 'val.json', imageRoot: undefined };
   const full = trainConfigFor(RECIPES.tiny, RECIPES.tiny.pretrain, { name: 'p', train: [] }, inputs);

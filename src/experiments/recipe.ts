@@ -370,14 +370,15 @@ function scaledStage<S extends Partial<StageRecipe>>(stage: S, scale: number): S
   if (stage.steps !== undefined) out.steps = scaledSteps(stage.steps, scale);
   if (stage.warmup !== undefined) out.warmup = scaledSteps(stage.warmup, scale);
   if (stage.checkpoints) out.checkpoints = { ...stage.checkpoints, minEvery: scaledSteps(stage.checkpoints.minEvery, scale) };
-  if (stage.select) out.select = { ...stage.select, every: scaledSteps(stage.select.every, scale) };
   return out;
 }
 
 /**
- * `recipe` with every training stage's length × `scale` (steps, warm-up, checkpoint and validation intervals, so a
- * run keeps its number of checkpoints), everything else as it is: a check that a notebook or table runs end to end
- * in a fraction of its time (the test suite's `CCKIT_NOTEBOOK_STEP_SCALE`), never a result to report.
+ * `recipe` with every training stage's length × `scale` (steps, warm-up, the checkpoint interval of a stage that does
+ * not choose one), everything else as it is: a check that a notebook or table runs end to end in a fraction of its
+ * time (the test suite's `CCKIT_NOTEBOOK_STEP_SCALE`), never a result to report. The intervals at which checkpoints
+ * are captioned to choose one (`select.every`) and training validates (`val.every`) stay the recipe's, so a shorter
+ * run also has fewer checkpoints to caption: that captioning, not the steps, is most of a short run's time.
  */
 export function recipeAtStepScale(recipe: Recipe, scale: number): Recipe {
   if (!(scale > 0 && scale <= 1)) throw new Error(`step scale: expected a number in (0, 1], got ${scale}`);
@@ -386,7 +387,6 @@ export function recipeAtStepScale(recipe: Recipe, scale: number): Recipe {
     ...recipe,
     pretrain: scaledStage(recipe.pretrain, scale),
     finetune: scaledStage(recipe.finetune, scale),
-    val: { ...recipe.val, every: scaledSteps(recipe.val.every, scale) },
     retrieval: { ...recipe.retrieval, pretrain: scaledStage(recipe.retrieval.pretrain, scale), finetune: scaledStage(recipe.retrieval.finetune, scale) },
     narratives: {
       ...recipe.narratives,
