@@ -51,7 +51,7 @@ test('recipeAtStepScale: every stage a fraction of its steps, checkpoints chosen
   assert.equal(r.pretrain.warmup, 25);
   assert.equal(r.finetune.steps, 63);
   assert.equal(r.finetune.select?.every, 25, 'checkpoints captioned every 25 steps, as the recipe does: 3 of them');
-  assert.equal(r.val.every, 100);
+  assert.equal(r.val.every, 25, 'validation while training as often per run');
   assert.equal(r.retrieval.pretrain.steps, 100);
   assert.equal(r.narratives.pretrainSteps, 375);
   assert.equal(r.narratives.captioning.steps, 38);

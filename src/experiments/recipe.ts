@@ -376,9 +376,10 @@ function scaledStage<S extends Partial<StageRecipe>>(stage: S, scale: number): S
 /**
  * `recipe` with every training stage's length × `scale` (steps, warm-up, the checkpoint interval of a stage that does
  * not choose one), everything else as it is: a check that a notebook or table runs end to end in a fraction of its
- * time (the test suite's `CCKIT_NOTEBOOK_STEP_SCALE`), never a result to report. The intervals at which checkpoints
- * are captioned to choose one (`select.every`) and training validates (`val.every`) stay the recipe's, so a shorter
- * run also has fewer checkpoints to caption: that captioning, not the steps, is most of a short run's time.
+ * time (the test suite's `CCKIT_NOTEBOOK_STEP_SCALE`), never a result to report. Training validates as often per run
+ * as before (`val.every` scaled: 100 images, cheap), but the interval at which checkpoints are captioned to choose
+ * one (`select.every`) stays the recipe's, so a shorter run has fewer checkpoints to caption: that captioning (450
+ * images a checkpoint), not the steps, is most of a short run's time.
  */
 export function recipeAtStepScale(recipe: Recipe, scale: number): Recipe {
   if (!(scale > 0 && scale <= 1)) throw new Error(`step scale: expected a number in (0, 1], got ${scale}`);
@@ -387,6 +388,7 @@ export function recipeAtStepScale(recipe: Recipe, scale: number): Recipe {
     ...recipe,
     pretrain: scaledStage(recipe.pretrain, scale),
     finetune: scaledStage(recipe.finetune, scale),
+    val: { ...recipe.val, every: scaledSteps(recipe.val.every, scale) },
     retrieval: { ...recipe.retrieval, pretrain: scaledStage(recipe.retrieval.pretrain, scale), finetune: scaledStage(recipe.retrieval.finetune, scale) },
     narratives: {
       ...recipe.narratives,
