@@ -18,8 +18,8 @@
  * flags) ~60–65k/s (~15 µs a caption); tokenize() ~95k/s. The whole text stage's figures are in
  * text.ts.
  */
-import winkNLP, { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import type { ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
+import { winkInstance } from '../text/wink';
 import { PERSON_TOKEN } from '../text/tokens';
 
 /** Special tokens that stay single tokens and are tagged as proper nouns (CC12M §2.2's `<PERSON>`). */
@@ -71,12 +71,12 @@ let tokenizer: WinkMethods | undefined;
 
 /** The shared wink-nlp instance with the POS tagger (created on first call). */
 export function nlp(): WinkMethods {
-  return (tagger ??= winkNLP(model, ['pos']));
+  return (tagger ??= winkInstance(['pos']));
 }
 
 /** A second instance with an empty pipe: tokens only, ~1.5× faster (vocabulary passes). */
 function plainTokenizer(): WinkMethods {
-  return (tokenizer ??= winkNLP(model, []));
+  return (tokenizer ??= winkInstance([]));
 }
 
 const LETTERS = /\p{L}/gu;

@@ -49,7 +49,7 @@
  * Throughput: `npm run bench:filter`, figures in docs/filters.md.
  */
 import * as fs from 'fs';
-import { RegExpMatcher, englishDataset, englishRecommendedTransformers } from 'obscenity';
+import type { RegExpMatcher } from 'obscenity';
 import { Boilerplate, BoilerplateLists, DEFAULT_BOILERPLATE } from './boilerplate';
 import { Analysis, Token, analyse, countWords, tokenize } from './nlp';
 import { Verdict, keep, reject } from './types';
@@ -270,10 +270,18 @@ export class WordCounts implements WordFrequencies {
 
 let profanityMatcher: RegExpMatcher | undefined;
 
+/** obscenity's matcher, built on first use (its module loads then too). */
+function profanity(): RegExpMatcher {
+  if (!profanityMatcher) {
+    const { RegExpMatcher: Matcher, englishDataset, englishRecommendedTransformers } = require('obscenity') as typeof import('obscenity');
+    profanityMatcher = new Matcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
+  }
+  return profanityMatcher;
+}
+
 /** obscenity's English dataset with its recommended transformers (leet speak, repeated letters …). */
 export function isProfane(text: string): boolean {
-  profanityMatcher ??= new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
-  return profanityMatcher.hasMatch(text);
+  return profanity().hasMatch(text);
 }
 
 type SentimentFn = (text: string) => { score: number; normalizedScore: number };
@@ -281,8 +289,9 @@ let sentimentFn: SentimentFn | undefined;
 
 /** The caption's words obscenity's matcher flags, as they are written (for a rejection's detail). */
 export function profaneMatches(text: string): string[] {
-  profanityMatcher ??= new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
-  const words = profanityMatcher.getAllMatches(text, true).map((m) => `"${text.slice(m.startIndex, m.endIndex + 1)}"`);
+  const words = profanity()
+    .getAllMatches(text, true)
+    .map((m) => `"${text.slice(m.startIndex, m.endIndex + 1)}"`);
   return [...new Set(words)];
 }
 

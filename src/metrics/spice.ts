@@ -41,8 +41,8 @@
  * Speed (2-core dev machine): 1000 images × (1 candidate + 5 references) in ~0.24 s warm; the first
  * call also loads the wink model and the WordNet index (~1 s). Not in evaluate()'s default set.
  */
-import winkNLP, { ItsFunction, WinkMethods } from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import type { ItsFunction, WinkMethods } from 'wink-nlp';
+import { winkInstance } from '../text/wink';
 import { normalizeLemma, wordnet } from '../wordnet';
 import { Candidates, MetricScores, References, imageIdsOf } from './types';
 
@@ -77,7 +77,7 @@ let tagger: WinkMethods | undefined;
 
 /** A wink-nlp instance of our own (metrics may not import src/filters/nlp.ts, a layer above). */
 function nlp(): WinkMethods {
-  return (tagger ??= winkNLP(model, ['pos']));
+  return (tagger ??= winkInstance(['pos']));
 }
 
 interface Word {

@@ -11,11 +11,15 @@
  * stays in cckit's fetcher.
  */
 import * as fs from 'fs';
-import { FlowProducer, Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+import type { Job } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
 import { quoteInput } from '../util/untrusted-text';
 import { ShardedJob, mergeArgv, shardArgv, writePlan } from './job';
 import { JobRefused, checkWorkerJob } from './worker-jobs';
+
+// bullmq and ioredis (about 210 modules) load when an engine first needs them, not with every command
+const bullmq = (): typeof import('bullmq') => require('bullmq') as typeof import('bullmq');
+const ioredis = (): typeof import('ioredis').default => (require('ioredis') as typeof import('ioredis')).default;
 
 export const SHARD_QUEUE = 'cckit-shards';
 export const MERGE_QUEUE = 'cckit-merge';
@@ -62,15 +66,15 @@ export function redisOptions(redis: string, env: NodeJS.ProcessEnv = process.env
 /** A connection BullMQ can use (it needs maxRetriesPerRequest: null for blocking commands). */
 export function connect(redis: string, env: NodeJS.ProcessEnv = process.env): Redis {
   const options = redisOptions(redis, env);
-  if (redis.startsWith('unix://')) return new IORedis({ path: redis.slice('unix://'.length), ...options });
-  if (redis.startsWith('/')) return new IORedis({ path: redis, ...options });
+  if (redis.startsWith('unix://')) return new (ioredis())({ path: redis.slice('unix://'.length), ...options });
+  if (redis.startsWith('/')) return new (ioredis())({ path: redis, ...options });
   // the URL's own user and password come first (ioredis fills in only what the options leave out)
   const url = /^rediss?:\/\//i.test(redis) ? new URL(redis) : undefined;
   if (url && (url.username || url.password)) {
     delete options.username;
     delete options.password;
   }
-  return new IORedis(redis, options);
+  return new (ioredis())(redis, options);
 }
 
 /** The URL as it may be printed: a password in it replaced by ***. */
@@ -95,7 +99,7 @@ export interface EnqueueOptions extends RedisTarget {
 export async function enqueue(job: ShardedJob, options: EnqueueOptions): Promise<string> {
   writePlan(job);
   const connection = connect(options.redis);
-  const flows = new FlowProducer({ connection, prefix: options.prefix ?? 'cckit' });
+  const flows = new (bullmq().FlowProducer)({ connection, prefix: options.prefix ?? 'cckit' });
   // one flow per enqueue: a run id, so that a later run over the same folder is a new flow (its shards
   // still skip the work their done-markers say is finished)
   const base = `${Buffer.from(job.out).toString('base64url').slice(-40)}-${Date.now().toString(36)}`;
@@ -132,11 +136,11 @@ export async function waitForFlow(
 ): Promise<void> {
   const connection = connect(options.redis);
   const prefix = options.prefix ?? 'cckit';
-  const merges = new Queue(MERGE_QUEUE, { connection, prefix });
-  const shards = new Queue(SHARD_QUEUE, { connection, prefix });
+  const merges = new (bullmq().Queue)(MERGE_QUEUE, { connection, prefix });
+  const shards = new (bullmq().Queue)(SHARD_QUEUE, { connection, prefix });
   try {
     for (;;) {
-      const job = await Job.fromId(merges, mergeJobId);
+      const job = await bullmq().Job.fromId(merges, mergeJobId);
       if (!job) throw new Error(`bullmq engine: no merge job ${mergeJobId}`);
       const state = await job.getState();
       if (state === 'completed') return;
@@ -146,7 +150,7 @@ export async function waitForFlow(
       options.onProgress?.(done, done + (counts.unprocessed ?? 0));
       const children = await job.getDependencies({ unprocessed: { count: 1000 } });
       for (const key of children.unprocessed ?? []) {
-        const child = await Job.fromId(shards, key.split(':').pop()!);
+        const child = await bullmq().Job.fromId(shards, key.split(':').pop()!);
         // failed is final: a job with tries left waits (delayed) instead; one a worker refused has none
         if (child && (await child.getState()) === 'failed')
           throw new Error(`bullmq engine: ${child.name} failed ${child.attemptsMade} time(s): ${child.failedReason}`);
@@ -189,7 +193,7 @@ export async function startWorkers(options: WorkerOptions): Promise<{ close(): P
   const lockDuration = options.lockDurationMs ?? 30_000;
   const workers = (options.queues ?? [SHARD_QUEUE, MERGE_QUEUE]).map(
     (queueName) =>
-      new Worker(
+      new (bullmq().Worker)(
         queueName,
         async (job: Job<unknown>) => {
           let argv: string[];
@@ -200,7 +204,7 @@ export async function startWorkers(options: WorkerOptions): Promise<{ close(): P
             if (!(err instanceof JobRefused)) throw err;
             options.onJob?.(job.name, 'refused', err.message);
             // no retries: the same job would be refused again
-            throw new UnrecoverableError(`refused by the worker: ${err.message}`);
+            throw new (bullmq().UnrecoverableError)(`refused by the worker: ${err.message}`);
           }
           options.onJob?.(job.name, 'started');
           try {
