@@ -1,10 +1,14 @@
 /** `cckit table <paper>/<table>` (src/cli/table.ts) over the registry of every table (src/experiments/tables.ts). */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 
 import * as cckit from '../src';
 import { RECIPES, withSetting } from '../src/experiments/recipe';
 import { TABLES, tableNamed } from '../src/experiments/tables';
+import { readProfile } from '../src/report/profile';
 import { recipeFromFlags, seedsFromFlags } from '../src/cli/table';
 import { runCli } from './helpers';
 
@@ -96,8 +100,21 @@ test('cckit table cc12m/table1 --json: the tables, the claims and each seed as J
   );
   assert.match(claims[0]!.claim, /longer/);
   assert.equal(out.perSeed[0]!.seed, 0);
-  const text = runCli(['table', 'cc12m/table1']);
+  // as text, with a profile: the world is the JSON run's (cached), so the spans are the pipeline check and the report
+  const profile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cckit-table-profile-')), 'table1.jsonl');
+  const text = runCli(['table', 'cc12m/table1', '--profile', profile]);
   assert.equal(text.status, 0, text.stderr);
+  const records = readProfile(profile);
+  assert.ok(
+    records.spans.some((s) => s.kind === 'report' && s.name === 'cc12m/table1'),
+    JSON.stringify(records.spans),
+  );
+  assert.ok(records.samples.length >= 1, 'the last core sample is taken when the run stops');
+  const summary = fs.readFileSync(`${profile}.md`, 'utf8');
+  assert.match(summary, /^Whole run: \d+\.\d s\./);
+  assert.match(summary, /\| report \| 1 \|/);
+  assert.ok(text.stdout.includes(`profile (${profile}, summary in ${profile}.md):`));
+  fs.rmSync(path.dirname(profile), { recursive: true, force: true });
   assert.match(text.stdout, /cc12m\/table1 — Table 1: .*\ntiny preset, seed 0\n\ntable1:\nstatistic +CC3M \(here\)/);
   assert.match(text.stdout, new RegExp(`\\n# image-text pairs +${out.tables.table1![0]!['CC3M (here)']} `));
 });

@@ -12,7 +12,7 @@ import { registerSplitCommand } from './split';
 import { registerDownloadCommand } from './download';
 import { featuresCommand } from './features';
 import { runCaption, runTable3Command, runTrain } from './train';
-import { registerTableCommand } from './table';
+import { PROFILE_HELP, registerTableCommand } from './table';
 import { registerResultsCommand } from './results';
 import { addFetchOptions, runFilter, runOverlap } from './filter';
 import { runRetrieval } from './retrieval';
@@ -208,6 +208,7 @@ export function buildProgram(): Command {
     .option('--cache <dir>', 'world data, filtered pools, backbone and features', '.cckit-cache')
     .option('--force', 'retrain every run', false)
     .option('--json', 'print the result as JSON', false)
+    .option('--profile <file>', PROFILE_HELP)
     .action(runTable3Command);
 
   program.exitOverride();

@@ -15,6 +15,9 @@ import { PROFILE_ENV, profiled, startCoreSampler } from '../util/profile';
 import { terminalProgress } from '../util/progress';
 import { parseChoice, parseWholeNumber } from './options';
 
+export const PROFILE_HELP =
+  "record where the time goes (every stage's wall and CPU time, each training run's rate, cores in use each second) as JSON lines in <file>; print the summary and write it to <file>.md";
+
 export interface TableFlags {
   preset: string;
   seed: string;
@@ -41,10 +44,7 @@ export function registerTableCommand(program: Command): void {
     .option('--set <key=value>', 'change one recipe value, e.g. finetune.lr=1e-4 or ablations.maskingRates=[0.1,0.3] (repeatable)', collect)
     .option('--force', 'retrain every run', false)
     .option('--json', "print rows, claims and each seed's result as JSON", false)
-    .option(
-      '--profile <file>',
-      "record where the time goes (every stage's wall and CPU time, each training run's rate, cores in use each second) as JSON lines in <file>; print the summary and write it to <file>.md",
-    )
+    .option('--profile <file>', PROFILE_HELP)
     .addHelpText(
       'after',
       `\nTables:\n${names.join('\n')}\n\nThe recipe's values are src/experiments/recipe.ts's presets; cckit table3 is cckit table cc12m/table3.`,
@@ -112,7 +112,7 @@ export async function runTableCommand(name: string, flags: TableFlags): Promise<
  * Starts recording into `file` (emptied first; worker threads started from now on append to it too) and returns
  * the function that stops, prints the summary and writes it to `<file>.md`.
  */
-function startProfile(file: string): () => void {
+export function startProfile(file: string): () => void {
   const target = path.resolve(file);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, '');

@@ -22,6 +22,7 @@ import { ShardFlags, runOnEngine, shardOptions } from './scale';
 import { missingShards, shardFolder, shardLabel, sliceRange } from '../util/shard';
 import { writeFileAtomic } from '../util/atomic';
 import type { Command } from 'commander';
+import { startProfile } from './table';
 
 export async function runTrain(flags: { config: string; runs: string; force: boolean }): Promise<void> {
   const config = validateTrainFile(readJsonFile(flags.config), flags.config);
@@ -141,9 +142,18 @@ function featuresOfRun(runJson: string): FeatureSpec {
   return features;
 }
 
-export async function runTable3Command(flags: { preset: string; seed: string; runs: string; cache: string; force: boolean; json: boolean }): Promise<void> {
+export async function runTable3Command(flags: {
+  preset: string;
+  seed: string;
+  runs: string;
+  cache: string;
+  force: boolean;
+  json: boolean;
+  profile?: string;
+}): Promise<void> {
   const preset = RECIPES[parseChoice('--preset', flags.preset, Object.keys(RECIPES) as (keyof typeof RECIPES)[])];
   const config = { ...preset, seed: parseWholeNumber('--seed', flags.seed) };
+  const stopProfile = flags.profile ? startProfile(flags.profile) : undefined;
   const progress = terminalProgress();
   const result = await runTable3(config, {
     runsRoot: flags.runs,
@@ -169,6 +179,7 @@ export async function runTable3Command(flags: { preset: string; seed: string; ru
     console.log(formatTable3(result));
     console.log(`\n${result.seconds.toFixed(0)} s; runs in ${flags.runs}/ (open them in the VS Code sidebar)`);
   }
+  stopProfile?.();
 }
 
 /**

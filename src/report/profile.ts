@@ -118,7 +118,8 @@ export function summariseProfile(records: ProfileRecords, options: { cores: numb
         ...(gflops !== undefined ? { gflops, ...(options.denseGflops ? { ofLimit: gflops / options.denseGflops } : {}) } : {}),
       };
     });
-  const buckets = options.buckets ?? 10;
+  // buckets at least a second wide (the sampler's tick), so each holds a sample
+  const buckets = Math.max(1, Math.min(options.buckets ?? 10, Math.floor(wallSeconds)));
   const width = wallSeconds / buckets;
   const timeline = Array.from({ length: buckets }, (_, b) => {
     const from = first + b * width * 1000;
@@ -186,9 +187,9 @@ export function profileMarkdown(summary: ProfileSummary): string {
     '',
     stages,
     '',
-    `Training runs (steps trained in this call; the rate counts the transformer captioner's products, ${limit}):`,
-    '',
-    training,
+    summary.training.length > 0
+      ? `Training runs (steps trained in this call; the rate counts the transformer captioner's products, ${limit}):\n\n${training}`
+      : 'No run trained in this call (every run was found finished and reused).',
     '',
     'Cores in use over time:',
     '',
