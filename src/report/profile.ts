@@ -59,7 +59,7 @@ export interface StageRow {
   /** Wall time while at least one span of the stage ran. */
   coveredSeconds: number;
   cpuSeconds: number;
-  /** CPU ÷ wall: about 1 for one busy thread; above 1 where the span's thread used helpers (process CPU). */
+  /** CPU ÷ wall: about 1 for one busy thread; below 1 where the thread waited (on worker threads, I/O); process CPU off Linux. */
   cpuPerWall: number;
 }
 
